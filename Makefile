@@ -1,0 +1,42 @@
+# The two commands a newcomer needs:
+#   make run    install what is missing, build, serve the bundled plugins on :8000
+#   make test   install what is missing, build, run every test (ctest + pytest)
+BUILD ?= build
+VENV  ?= .venv
+PORT  ?= 8000
+PYTHON ?= /usr/bin/python3
+JOBS  ?= $(shell nproc)
+
+.PHONY: all deps build run test unit-test integration-test venv clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/host/envhost --plugin-dir $(BUILD)/plugins --host 0.0.0.0 --port $(PORT)
+
+$(VENV)/.stamp: tests/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+	touch $@
+
+venv: deps $(VENV)/.stamp
+
+unit-test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+integration-test: build venv
+	ENVHOST_BUILD=$(abspath $(BUILD)) $(VENV)/bin/pytest -q tests/integration
+
+test: unit-test integration-test
+
+clean:
+	rm -rf $(BUILD)
