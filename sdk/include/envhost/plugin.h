@@ -176,6 +176,19 @@ typedef struct envhost_plugin {
 
     /* [session-thread] Release everything the instance holds. Never fails. */
     void (*destroy)(envhost_instance *inst);
+
+    /* [main-thread] Optional (NULL when unused). Called once when the host
+     * starts serving the environment, before any create, with the same
+     * config_json that create receives. Validate the config, log warnings,
+     * start resources shared by all instances (e.g. a pool of warm workers).
+     * Reply ok (any JSON; ignored) or error: the host then does not serve
+     * the environment and logs the message. host stays valid until stop. */
+    void (*start)(const envhost_host *host, const char *config_json,
+                  size_t config_len, envhost_reply *reply);
+
+    /* [main-thread] Optional. Called once at shutdown, after every instance
+     * has been destroyed, when start had succeeded. */
+    void (*stop)(void);
 } envhost_plugin;
 
 typedef const envhost_plugin *(*envhost_entry_fn)(void);

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -233,11 +234,37 @@ struct Adapter {
         }
     }
 
+    // Optional class hooks: `static void start(const envhost_host*, const json& config)`
+    // (throw to refuse the config) and `static void stop()`.
+    template <class E, class = void> struct HasStart : std::false_type {};
+    template <class E>
+    struct HasStart<E, std::void_t<decltype(E::start(std::declval<const envhost_host*>(),
+                                                     std::declval<const json&>()))>>
+        : std::true_type {};
+    template <class E, class = void> struct HasStop : std::false_type {};
+    template <class E> struct HasStop<E, std::void_t<decltype(E::stop())>> : std::true_type {};
+
+    static void start(const envhost_host* host, const char* cfg, size_t n, envhost_reply* r) noexcept {
+        guarded(r, [&] {
+            if constexpr (HasStart<Env>::value) Env::start(host, parse_arg(cfg, n));
+            reply_json(r, json::object());
+        });
+    }
+    static void stop() noexcept {
+        if constexpr (HasStop<Env>::value) {
+            try {
+                Env::stop();
+            } catch (...) {
+            }
+        }
+    }
+
     static const envhost_plugin* table(PluginInfo (*info)()) {
         static const DescriptorStore store(info());
         static const envhost_plugin p = {
             ENVHOST_ABI_VERSION, sizeof(envhost_plugin), store.get(), &create, &reset, &step,
-            &state,             store.has_tools() ? &call_tool : nullptr, &destroy};
+            &state, store.has_tools() ? &call_tool : nullptr, &destroy,
+            HasStart<Env>::value ? &start : nullptr, HasStop<Env>::value ? &stop : nullptr};
         return &p;
     }
 };
