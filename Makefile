@@ -40,3 +40,25 @@ test: unit-test integration-test
 
 clean:
 	rm -rf $(BUILD)
+
+# Debian packages (packaging/README.md): `make deb` writes them to dist/,
+# `make package-test` installs them on a clean Debian 12 root and checks them.
+DIST      ?= dist
+DEB_BUILD ?= $(BUILD)/deb
+
+.PHONY: deb package-deps package-test
+
+package-deps:
+	@./packaging/install-deps.sh
+
+$(DEB_BUILD)/build.ninja:
+	cmake -S . -B $(DEB_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  -DENVHOST_BUILD_TESTS=OFF -DENVHOST_BUILD_EXAMPLES=OFF -DCPACK_OUTPUT_FILE_PREFIX=$(abspath $(DIST))
+
+deb: deps package-deps $(DEB_BUILD)/build.ninja
+	cmake --build $(DEB_BUILD) -j $(JOBS)
+	rm -f $(DIST)/*.deb
+	cd $(DEB_BUILD) && cpack
+
+package-test: deb
+	./packaging/tests/package-test.sh $(DIST)

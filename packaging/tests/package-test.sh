@@ -1,0 +1,29 @@
+#!/bin/sh
+# package-test.sh DIST: installs the .debs in DIST on a fresh Debian 12 root
+# and runs checks.sh there. Needs root. The base root (debootstrap plus the
+# user's tools) is cached as a tarball; each run unpacks a new copy of it.
+set -eu
+dist=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${ENVHOST_PACKAGE_TEST_CACHE:-/var/cache/envhost-package-test}
+
+[ "$(id -u)" -eq 0 ] || { echo "package-test: needs root (debootstrap, namespaces)" >&2; exit 1; }
+ls "$dist"/*.deb >/dev/null 2>&1 || { echo "package-test: no .deb in $dist (make deb)" >&2; exit 1; }
+
+# Named after the script that makes it, so changing the base makes a new one.
+key=$(sha256sum "$here/base-root.sh" | cut -c1-16)
+tarball=$cache/bookworm-$key.tar.gz
+find "$cache" -maxdepth 1 -name 'bookworm-*.tar.gz' ! -name "bookworm-$key.tar.gz" -delete 2>/dev/null || true
+"$here/base-root.sh" "$tarball"
+
+scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/envhost-package-test.XXXXXX")
+# --one-file-system: never follow a mount out of the scratch tree.
+trap 'rm -rf --one-file-system "$scratch"' EXIT
+tar -C "$scratch" -xzf "$tarball"
+cp /etc/resolv.conf "$scratch/etc/resolv.conf"
+mkdir -p "$scratch/pkgtest/debs"
+cp "$dist"/*.deb "$scratch/pkgtest/debs/"
+cp -r "$here/plugin" "$here/checks.sh" "$here/run-unit.sh" "$scratch/pkgtest/"
+
+echo "package test in $scratch"
+timeout 900 "$here/enter-root.sh" "$scratch" /pkgtest/checks.sh
