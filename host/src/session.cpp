@@ -1,0 +1,112 @@
+#include "session.h"
+
+#include "environment.h"
+
+#include <future>
+#include <thread>
+
+namespace envhost {
+
+Session::Session(Environment& env, std::string id, SessionKind kind)
+    : env_(env), id_(std::move(id)), kind_(kind), last_active_(std::chrono::steady_clock::now()) {}
+
+Session::~Session() = default;
+
+CallResult Session::start() {
+    std::promise<CallResult> created;
+    auto created_future = created.get_future();
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        started_ = true;
+    }
+    auto self = shared_from_this();
+    std::thread([self, p = std::move(created)]() mutable {
+        CallResult error;
+        self->instance_ = self->env_.create_instance(error);
+        const bool ok = self->instance_ != nullptr;
+        if (ok) error.ok = true;
+        p.set_value(std::move(error));
+        if (ok) self->run_worker(self);
+        else self->env_.session_finished(*self);
+        std::lock_guard<std::mutex> lock(self->mu_);
+        self->finished_ = true;
+        self->cv_.notify_all();
+    }).detach();
+    return created_future.get();
+}
+
+void Session::run_worker(std::shared_ptr<Session> self) {
+    for (;;) {
+        Task task;
+        bool run_closed;
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+            if (queue_.empty()) break; // closing and drained
+            task = std::move(queue_.front());
+            queue_.pop_front();
+            run_closed = cancel_pending_;
+            busy_ = true;
+        }
+        try {
+            task(run_closed ? nullptr : instance_);
+        } catch (...) {
+            // Tasks report their own failures; nothing may escape the worker.
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        busy_ = false;
+        last_active_ = std::chrono::steady_clock::now();
+    }
+    env_.destroy_instance(instance_);
+    instance_ = nullptr;
+    env_.session_finished(*self);
+}
+
+bool Session::post(Task task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return false;
+    queue_.push_back(std::move(task));
+    last_active_ = std::chrono::steady_clock::now();
+    cv_.notify_all();
+    return true;
+}
+
+void Session::close(bool drain) {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+    if (!drain) cancel_pending_ = true;
+    cv_.notify_all();
+}
+
+void Session::expire(const std::string& reason) {
+    ExpireHook hook;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        hook = expire_hook_;
+    }
+    if (hook) hook(reason);
+    else close();
+}
+
+void Session::set_expire_hook(ExpireHook hook) {
+    std::lock_guard<std::mutex> lock(mu_);
+    expire_hook_ = std::move(hook);
+}
+
+void Session::wait_finished() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!started_) return;
+    cv_.wait(lock, [&] { return finished_; });
+}
+
+bool Session::closing() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return closing_;
+}
+
+bool Session::idle_for_at_least(std::chrono::steady_clock::duration d) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !busy_ && queue_.empty() && !closing_ && std::chrono::steady_clock::now() - last_active_ >= d;
+}
+
+} // namespace envhost
