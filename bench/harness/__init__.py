@@ -1,0 +1,1 @@
+"""The benchmark driver's parts: servers, load generator, scenarios, report."""
