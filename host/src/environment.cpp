@@ -41,7 +41,11 @@ Environment::Environment(std::shared_ptr<PluginLibrary> plugin, EnvSettings sett
     host_services_.host_data = log_.get();
 }
 
-Environment::~Environment() = default;
+Environment::~Environment() {
+    // Session workers hold a reference to this object until their instance is
+    // destroyed: never let it go away under them.
+    if (!stopped_) stop(1e9);
+}
 
 unsigned Environment::active_sessions() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -64,6 +68,7 @@ bool Environment::start(std::string& error) {
 }
 
 void Environment::stop(double grace_s) {
+    stopped_ = true;
     std::vector<std::shared_ptr<Session>> live;
     {
         std::lock_guard<std::mutex> lock(mu_);
@@ -75,6 +80,7 @@ void Environment::stop(double grace_s) {
         log_->warn("{} session(s) still busy after {} s of shutdown grace", live_sessions_, grace_s);
     lock.unlock();
     if (started_) plugin_->stop();
+    started_ = false;
 }
 
 bool Environment::reserve_slot() {

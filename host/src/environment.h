@@ -103,6 +103,7 @@ private:
     std::shared_ptr<spdlog::logger> log_;
     envhost_host host_services_{};
     bool started_ = false;
+    bool stopped_ = false;
 
     mutable std::mutex mu_;
     std::condition_variable all_finished_;

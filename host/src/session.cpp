@@ -24,10 +24,15 @@ CallResult Session::start() {
         CallResult error;
         self->instance_ = self->env_.create_instance(error);
         const bool ok = self->instance_ != nullptr;
-        if (ok) error.ok = true;
-        p.set_value(std::move(error));
-        if (ok) self->run_worker(self);
-        else self->env_.session_finished(*self);
+        if (ok) {
+            error.ok = true;
+            p.set_value(std::move(error));
+            self->run_worker(self);
+        } else {
+            // Free the slot before the opener hears of the failure.
+            self->env_.session_finished(*self);
+            p.set_value(std::move(error));
+        }
         std::lock_guard<std::mutex> lock(self->mu_);
         self->finished_ = true;
         self->cv_.notify_all();

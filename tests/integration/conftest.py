@@ -21,6 +21,7 @@ BUILD = pathlib.Path(os.environ.get("ENVHOST_BUILD", ROOT / "build"))
 ENVHOST_BIN = BUILD / "host" / "envhost"
 PLUGIN_BUILD_DIR = BUILD / "plugins"
 EXAMPLES_BUILD_DIR = BUILD / "examples"
+TEST_PLUGIN_DIR = BUILD / "test-plugins"
 
 
 def free_port():
@@ -60,7 +61,7 @@ class Server:
 
 
 def plugin_path(name):
-    for d in (PLUGIN_BUILD_DIR, EXAMPLES_BUILD_DIR):
+    for d in (PLUGIN_BUILD_DIR, EXAMPLES_BUILD_DIR, TEST_PLUGIN_DIR):
         p = d / f"{name}.so"
         if p.exists():
             return p
