@@ -116,7 +116,9 @@ def _main():
             return len(s)
 
         def write_bytes(self, b):
-            room = cap - self.count
+            # One byte past the cap marks the stream as truncated even for a
+            # reader that only sees the file (the plugin after a timeout).
+            room = cap + 1 - self.count
             if len(b) > room:
                 b = b[:max(room, 0)]
                 self.truncated = True
