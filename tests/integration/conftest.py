@@ -110,3 +110,19 @@ def envhost_server(tmp_path):
     yield start
     for s in started:
         s.stop()
+
+
+def active_sessions(server, env_name):
+    for e in requests.get(server.url("/envs"), timeout=5).json()["environments"]:
+        if e["name"] == env_name:
+            return e["active_sessions"]
+    raise KeyError(env_name)
+
+
+def wait_active_sessions(server, env_name, expected, timeout=5):
+    """Sessions end asynchronously (the instance is destroyed on its worker)."""
+    deadline = time.time() + timeout
+    while active_sessions(server, env_name) != expected:
+        if time.time() > deadline:
+            raise AssertionError(f"{env_name}: {active_sessions(server, env_name)} active sessions, expected {expected}")
+        time.sleep(0.02)

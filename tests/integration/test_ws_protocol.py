@@ -7,6 +7,7 @@ import pytest
 import requests
 from websockets.exceptions import ConnectionClosed
 
+from conftest import wait_active_sessions
 from wsutil import ask, step_echo, ws_connect
 
 
@@ -88,7 +89,7 @@ def test_fatal_frames_end_only_that_session(echo, bad):
             with pytest.raises(ConnectionClosed):
                 ws.recv(timeout=5)
         assert ask(other, step_echo())["type"] == "observation"
-    assert requests.get(echo.url("/envs")).json()["environments"][0]["active_sessions"] == 0
+    wait_active_sessions(echo, "echo_env", 0)
 
 
 def test_oversized_message(envhost_server):
@@ -143,10 +144,7 @@ def test_capacity_reached(envhost_server):
             assert (r["data"]["active_sessions"], r["data"]["max_sessions"]) == (2, 2)
             with pytest.raises(ConnectionClosed):
                 c.recv(timeout=5)
-    # slots are freed when sessions end
-    deadline = time.time() + 5
-    while requests.get(srv.url("/envs")).json()["environments"][0]["active_sessions"] and time.time() < deadline:
-        time.sleep(0.05)
+    wait_active_sessions(srv, "echo_env", 0)  # slots are freed when sessions end
     with ws_connect(srv) as d:
         assert ask(d, {"type": "reset"})["type"] == "observation"
 
@@ -168,7 +166,7 @@ def test_idle_sessions_are_reaped_with_a_reason(envhost_server):
         assert r["data"]["code"] == "SESSION_ERROR" and "idle" in r["data"]["message"]
         with pytest.raises(ConnectionClosed):
             ws.recv(timeout=5)
-    assert requests.get(srv.url("/envs")).json()["environments"][0]["active_sessions"] == 0
+    wait_active_sessions(srv, "echo_env", 0)
 
 
 def test_long_step_does_not_block_pings_or_other_sessions(envhost_server):
