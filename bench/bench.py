@@ -219,6 +219,7 @@ def main():
             bench, reference_side(servers.reference("echo_env", workers, 20000)), levels, max_s)
 
     res["elapsed_s"] = round(time.monotonic() - t_start, 1)
+    res["machine"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
     text = report.write_all(res, out)
     print("\n" + text)
     print(f"\nresults: {out}/results.json, table.md, plots: {', '.join(res['plots'])}"

@@ -41,4 +41,7 @@ def describe(repo, python):
         "gcc": _run("g++", "-dumpfullversion"),
         "envhost_commit": commit + ("-dirty" if dirty else ""),
         "open_files_limit": _run("sh", "-c", "ulimit -n"),
+        "pid_max": Path("/proc/sys/kernel/pid_max").read_text().strip(),
+        # Other work on the machine shows here; the benchmark cannot control it.
+        "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
     }

@@ -40,20 +40,22 @@ def build_rows(res):
     sc = res["scenarios"]
     rows = []
 
-    def latency_rows(label, key, floor_name, pcts=("p50", "p99")):
+    def latency_rows(label, key, floors, pcts=("p50", "p99")):
         s = sc.get(key, {})
         for p in pcts:
             e, r = med(s.get("envhost"), f"{p}_us"), med(s.get("reference"), f"{p}_us")
-            f = med(s.get(floor_name), f"{p}_us") if floor_name else None
+            # The floor is the fastest bare server measured: the best this machine can do.
+            fl = [v for name in floors for v in [med(s.get(name), f"{p}_us")] if v is not None]
+            f = min(fl) if fl else None
             rows.append((f"{label} {p} (us)", e, r, ratio(r, e), f, ratio(e, f)))
 
-    latency_rows("echo_env WS step RTT", "echo_step_latency", "floor_epoll")
+    latency_rows("echo_env WS step RTT", "echo_step_latency", ("floor_epoll", "floor_poco"))
     for n, s in sc.get("echo_throughput", {}).items():
         e, r = med(s.get("envhost"), "steps_per_s"), med(s.get("reference"), "steps_per_s")
         floors = [x for x in (med(s.get("floor_epoll"), "steps_per_s"),
                               med(s.get("floor_poco"), "steps_per_s")) if x]
         f = max(floors) if floors else None
-        rows.append((f"echo_env steps/s, {n} sessions", e, r, ratio(e, r), f, ratio(e, f)))
+        rows.append((f"echo_env steps/s, {n} session(s)", e, r, ratio(e, r), f, ratio(e, f)))
     cap = sc.get("echo_capacity", {})
     e = _get(cap.get("envhost", {}), "max_sessions_passed")
     r = _get(cap.get("reference", {}), "max_sessions_passed")
@@ -63,11 +65,11 @@ def build_rows(res):
     s = sc.get("http_step", {})
     e, r = med(s.get("envhost"), "requests_per_s"), med(s.get("reference"), "requests_per_s")
     rows.append(("stateless HTTP /step req/s (echo_env)", e, r, ratio(e, r), None, None))
-    latency_rows("coding_env print(1) RTT", "coding_print_latency", None)
+    latency_rows("coding_env print(1) RTT", "coding_print_latency", ())
     _floor_into(rows, sc.get("python_floor", {}).get("print_exec"))
-    latency_rows("coding_env CPU-heavy step", "coding_cpu_latency", None, pcts=("p50",))
+    latency_rows("coding_env CPU-heavy step", "coding_cpu_latency", (), pcts=("p50",))
     _floor_into(rows, sc.get("python_floor", {}).get("cpu_exec"))
-    latency_rows("coding_env session create", "coding_session_create", "floor_epoll")
+    latency_rows("coding_env session create", "coding_session_create", ("floor_epoll",))
     mem = sc.get("coding_idle_memory", {})
     e, r = (_get(mem.get(k, {}), "kib_per_session") for k in ("envhost", "reference"))
     rows.append(("coding_env memory per idle session (KiB)", e, r, ratio(r, e), None, None))
@@ -223,6 +225,9 @@ def plots(res, out_dir):
             if mem:
                 a2.plot([m["held"] for m in mem], [(m["pss_kib"] - base) / 1024 for m in mem],
                         marker="o", label=side, color=COLORS[side])
+        lowest = min([100.0] + [100 * l["success_ratio"] for c in cap.values() if c
+                                for l in c.get("levels", [])])
+        a1.set_ylim(max(0.0, min(99.0, lowest - 1)), 100.3)
         a1.axhline(99.9, color="black", linestyle="--", linewidth=0.8, label="99.9 %")
         a1.set_xscale("log")
         a1.set_xlabel("concurrent sessions")
@@ -242,12 +247,34 @@ def plots(res, out_dir):
     return made
 
 
+def loadgen_check(res):
+    """Was the generator the bottleneck? Its CPU against the server's, per run."""
+    out = {}
+    for n, sides in res["scenarios"].get("echo_throughput", {}).items():
+        for side, rounds in sides.items():
+            lg, srv = med(rounds, "loadgen_cpu"), med(rounds, "server_cpu")
+            out.setdefault(side, {})[n] = {"loadgen_cores": lg, "server_cores": srv}
+    return out
+
+
+def loadgen_text(check):
+    lines = []
+    for side, levels in check.items():
+        parts = [f"{n}: gen {fmt(v['loadgen_cores'])} / server {fmt(v['server_cores'])}"
+                 for n, v in levels.items()]
+        lines.append(f"  {side:<12} " + "; ".join(parts))
+    return "\n".join(lines)
+
+
 def write_all(res, out_dir):
     rows = build_rows(res)
     res["table"] = [dict(zip(("scenario", "envhost", "reference", "envhost_advantage", "floor",
                               "envhost_over_floor"), r)) for r in rows]
     res["goals"] = goals(res, rows)
+    res["loadgen_check"] = loadgen_check(res)
     res["plots"] = plots(res, out_dir)
     Path(out_dir, "results.json").write_text(json.dumps(res, indent=1))
     Path(out_dir, "table.md").write_text(table_text(rows, markdown=True) + "\n")
-    return table_text(rows) + "\n\nGoals:\n" + goals_text(res["goals"])
+    return (table_text(rows) + "\n\nGoals:\n" + goals_text(res["goals"]) +
+            "\n\nCPU in cores (1.0 = one core busy) during the throughput runs, by session count:\n" +
+            loadgen_text(res["loadgen_check"]))
