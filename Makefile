@@ -4,6 +4,7 @@
 BUILD ?= build
 VENV  ?= .venv
 PORT  ?= 8000
+HOST  ?= 127.0.0.1
 PYTHON ?= /usr/bin/python3
 JOBS  ?= $(shell nproc)
 
@@ -21,7 +22,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/host/envhost --plugin-dir $(BUILD)/plugins --host 0.0.0.0 --port $(PORT)
+	$(BUILD)/host/envhost --plugin-dir $(BUILD)/plugins --host $(HOST) --port $(PORT)
 
 $(VENV)/.stamp: tests/requirements.txt
 	$(PYTHON) -m venv $(VENV)
