@@ -19,7 +19,10 @@ set(CPACK_PACKAGE_CONTACT "${ENVHOST_PACKAGE_MAINTAINER}")
 # Empty, so CPack does not put the project summary above every component's own.
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
-set(CPACK_STRIP_FILES ON)
+# Not stripped: the host finds a plugin's entry point in .symtab before it
+# loads it, and strip removes .symtab. `make deb` builds Release, so the
+# files carry no debug information anyway.
+set(CPACK_STRIP_FILES OFF)
 set(CPACK_OUTPUT_FILE_PREFIX "${PROJECT_SOURCE_DIR}/dist" CACHE PATH "Where `cpack` writes the packages")
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -35,12 +38,12 @@ set(CPACK_DEBIAN_HOST_PACKAGE_NAME envhost)
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "adduser, passwd, init-system-helpers (>= 1.52)")
 set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "envhost-dev")
 set(CPACK_DEBIAN_HOST_DESCRIPTION "server for OpenEnv reinforcement-learning environments
-envhost serves OpenEnv environments over HTTP and WebSocket. Each environment
-is a plugin, a shared library loaded from ${ENVHOST_SYSTEM_PLUGIN_DIR}
-(packaged plugins) or ${ENVHOST_LOCAL_PLUGIN_DIR} (plugins dropped in by the
-administrator).
-This package holds the server, its systemd service (run as the envhost system
-user, on 127.0.0.1:8000 by default) and its configuration in
+envhost serves OpenEnv environments over HTTP, WebSocket and MCP JSON-RPC.
+Each environment is a plugin, a shared library loaded from
+${ENVHOST_SYSTEM_PLUGIN_DIR} (packaged plugins) or
+${ENVHOST_LOCAL_PLUGIN_DIR} (plugins dropped in by the administrator).
+This package holds the server, its systemd service (run as the envhost
+system user, on 127.0.0.1:8000 by default) and its configuration in
 ${ENVHOST_CONFIG_DIR}.")
 set(CPACK_DEBIAN_HOST_PACKAGE_CONTROL_EXTRA
   "${_deb_scripts}/envhost/postinst;${_deb_scripts}/envhost/prerm;${_deb_scripts}/envhost/postrm;${_deb_scripts}/envhost/triggers;${_deb_scripts}/envhost/conffiles")

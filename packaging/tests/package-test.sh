@@ -18,12 +18,18 @@ find "$cache" -maxdepth 1 -name 'bookworm-*.tar.gz' ! -name "bookworm-$key.tar.g
 
 scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/envhost-package-test.XXXXXX")
 # --one-file-system: never follow a mount out of the scratch tree.
-trap 'rm -rf --one-file-system "$scratch"' EXIT
+# ENVHOST_PACKAGE_TEST_KEEP=1 keeps it to look into (enter-root.sh DIR bash).
+if [ -z "${ENVHOST_PACKAGE_TEST_KEEP:-}" ]; then
+    trap 'rm -rf --one-file-system "$scratch"' EXIT
+fi
 tar -C "$scratch" -xzf "$tarball"
 cp /etc/resolv.conf "$scratch/etc/resolv.conf"
 mkdir -p "$scratch/pkgtest/debs"
 cp "$dist"/*.deb "$scratch/pkgtest/debs/"
 cp -r "$here/plugin" "$here/checks.sh" "$here/run-unit.sh" "$scratch/pkgtest/"
 
+# The root shares the host's network (apt needs it): take a free loopback port.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
 echo "package test in $scratch"
-timeout 900 "$here/enter-root.sh" "$scratch" /pkgtest/checks.sh
+timeout 900 "$here/enter-root.sh" "$scratch" /pkgtest/checks.sh "$port"

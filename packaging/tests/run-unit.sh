@@ -25,6 +25,7 @@ if grep -q '^CapabilityBoundingSet=$' "$unit"; then
 fi
 umask_value=$(value UMask)
 [ -z "$umask_value" ] || umask "$umask_value"
+# shellcheck disable=SC2013 # unquoted VAR=value words only
 for assignment in $(sed -n 's/^Environment=//p' "$unit"); do
     export "${assignment?}"
 done
