@@ -109,6 +109,11 @@ bool Session::closing() const {
     return closing_;
 }
 
+void Session::touch() {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_active_ = std::chrono::steady_clock::now();
+}
+
 bool Session::idle_for_at_least(std::chrono::steady_clock::duration d) const {
     std::lock_guard<std::mutex> lock(mu_);
     return !busy_ && queue_.empty() && !closing_ && std::chrono::steady_clock::now() - last_active_ >= d;

@@ -63,6 +63,7 @@ public:
     bool closing() const;
 
     // Idle bookkeeping. A session with queued or running work is never idle.
+    void touch();
     bool idle_for_at_least(std::chrono::steady_clock::duration d) const;
 
 private:

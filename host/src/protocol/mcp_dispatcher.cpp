@@ -67,9 +67,11 @@ json McpDispatcher::handle(const json& request, const Binding& binding) const {
     if (method == "openenv/session/create") return create_session(id, binding);
     if (method == "openenv/session/close") return close_session(id, params, binding);
     if (!binding.session && params.contains("session_id")) {
-        if (!params["session_id"].is_string() || !env_.find_session(params["session_id"].get<std::string>()))
-            return error_response(id, kInvalidParams, "Unknown session_id: " +
-                                  (params["session_id"].is_string() ? params["session_id"].get<std::string>() : params["session_id"].dump()));
+        const json& sid = params["session_id"];
+        auto session = sid.is_string() ? env_.find_session(sid.get<std::string>()) : nullptr;
+        if (!session)
+            return error_response(id, kInvalidParams, "Unknown session_id: " + (sid.is_string() ? sid.get<std::string>() : sid.dump()));
+        session->touch(); // session-bound MCP calls count as activity
     }
     if (method == "tools/list") return list_tools(id);
     if (method == "tools/call") return call_tool(id, params, binding);
