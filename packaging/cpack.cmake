@@ -12,6 +12,20 @@ foreach(f postinst prerm postrm triggers conffiles)
   configure_file(debian/envhost/${f}.in "${_deb_scripts}/envhost/${f}" @ONLY)
 endforeach()
 
+# Every package carries the copyright and a changelog in /usr/share/doc/<name>.
+# string(TIMESTAMP) honours SOURCE_DATE_EPOCH, for reproducible builds.
+set(ENVHOST_DEB_VERSION "${_deb_version}")
+string(TIMESTAMP ENVHOST_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+configure_file(debian/changelog.in "${_deb_scripts}/changelog.Debian" @ONLY)
+add_custom_command(OUTPUT "${_deb_scripts}/changelog.Debian.gz"
+  COMMAND gzip -n -9 -c "${_deb_scripts}/changelog.Debian" > "${_deb_scripts}/changelog.Debian.gz"
+  DEPENDS "${_deb_scripts}/changelog.Debian" VERBATIM)
+add_custom_target(envhost_deb_changelog ALL DEPENDS "${_deb_scripts}/changelog.Debian.gz")
+function(envhost_package_docs component package)
+  install(FILES debian/copyright "${_deb_scripts}/changelog.Debian.gz"
+    DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}" COMPONENT ${component})
+endfunction()
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME envhost)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
@@ -35,6 +49,7 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 # The server.
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME envhost)
+envhost_package_docs(host envhost)
 set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "adduser, passwd, init-system-helpers (>= 1.52)")
 set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "envhost-dev")
 set(CPACK_DEBIAN_HOST_DESCRIPTION "server for OpenEnv reinforcement-learning environments
@@ -51,6 +66,7 @@ set(CPACK_DEBIAN_HOST_PACKAGE_CONTROL_EXTRA
 # The SDK. Architecture-specific only because its CMake package and
 # pkg-config file name the multiarch plugin directory.
 set(CPACK_DEBIAN_SDK_PACKAGE_NAME envhost-dev)
+envhost_package_docs(sdk envhost-dev)
 set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS "nlohmann-json3-dev (>= 3.10)")
 set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "g++ | c++-compiler, cmake | pkg-config")
@@ -72,6 +88,7 @@ function(envhost_package_plugin component summary long_description depends)
   string(REGEX REPLACE "_env$" "" short "${component}")
   string(REPLACE "_" "-" short "${short}")
   set(CPACK_DEBIAN_${C}_PACKAGE_NAME "envhost-plugin-${short}" PARENT_SCOPE)
+  envhost_package_docs(${component} "envhost-plugin-${short}")
   set(CPACK_DEBIAN_${C}_PACKAGE_DEPENDS "envhost (= ${_deb_version})${depends}" PARENT_SCOPE)
   set(CPACK_DEBIAN_${C}_DESCRIPTION "${summary}\n${long_description}" PARENT_SCOPE)
   set(_components ${_components} ${component} PARENT_SCOPE)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages that building the .debs (dpkg-shlibdeps, file)
-# and the package test (debootstrap) need. Only what is missing; needs root.
+# and the package test (debootstrap, systemd-nspawn) need. Only what is
+# missing; needs root.
 set -eu
-PKGS="dpkg-dev file debootstrap"
+PKGS="dpkg-dev file debootstrap systemd-container"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,7 +1,12 @@
 #!/bin/sh
 # package-test.sh DIST: installs the .debs in DIST on a fresh Debian 12 root
-# and runs checks.sh there. Needs root. The base root (debootstrap plus the
-# user's tools) is cached as a tarball; each run unpacks a new copy of it.
+# and checks them, in three phases:
+#   1. install-checks.sh  in the root (enter-root.sh): install, run as the unit
+#                         does, build and serve out-of-tree plugins
+#   2. boot-checks.sh     the root booted with systemd: the real unit
+#   3. remove-checks.sh   in the root: remove, purge, nothing left behind
+# Needs root. The base root (debootstrap plus a user's tools) is cached as a
+# tarball; each run unpacks a new copy. Ends with "N passed, N failed".
 set -eu
 dist=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,10 +31,23 @@ tar -C "$scratch" -xzf "$tarball"
 cp /etc/resolv.conf "$scratch/etc/resolv.conf"
 mkdir -p "$scratch/pkgtest/debs"
 cp "$dist"/*.deb "$scratch/pkgtest/debs/"
-cp -r "$here/plugin" "$here/checks.sh" "$here/run-unit.sh" "$scratch/pkgtest/"
+cp -r "$here/plugin" "$here/lib.sh" "$here/run-unit.sh" "$here/install-checks.sh" \
+    "$here/remove-checks.sh" "$scratch/pkgtest/"
+results=$scratch/pkgtest/results
+: >"$results"
 
-# The root shares the host's network (apt needs it): take a free loopback port.
+# Phase 1 shares the host's network (apt needs it): take a free loopback port.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 echo "package test in $scratch"
-timeout 900 "$here/enter-root.sh" "$scratch" /pkgtest/checks.sh "$port"
+# Each phase runs only if the one before it got through.
+if ! { timeout 900 "$here/enter-root.sh" "$scratch" /pkgtest/install-checks.sh "$port" &&
+    timeout 300 "$here/boot-checks.sh" "$scratch" "$port" &&
+    timeout 600 "$here/enter-root.sh" "$scratch" /pkgtest/remove-checks.sh; }; then
+    echo "FAIL - a phase stopped early (see above)" | tee -a "$results"
+fi
+
+passed=$(grep -c '^ok - ' "$results" || true)
+failed=$(grep -c '^FAIL - ' "$results" || true)
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
