@@ -3,6 +3,7 @@
 #include <envhost/plugin.h>
 
 #include <algorithm>
+#include <system_error>
 #include <sys/wait.h>
 
 namespace coding {
@@ -13,7 +14,11 @@ constexpr size_t kParallelLaunches = 2; // one per core on the target machine
 } // namespace
 
 Pool::Pool(const Config& cfg, LogFn log) : spec_(cfg), log_(std::move(log)) {
-    thread_ = std::thread([this] { run(); });
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        throw SandboxError(std::string("cannot start the sandbox pool thread: ") + e.what());
+    }
 }
 
 Pool::~Pool() {

@@ -33,7 +33,9 @@ namespace {
 constexpr const char* kStage = "/tmp";
 constexpr uid_t kInsideId = 1000; // uid and gid of the code inside the sandbox
 
-// ---- child-side helpers: syscalls only, no allocation -------------------
+// ---- child-side helpers: syscalls only, no allocation, no libc locks -------
+// The child of clone() in a multithreaded host is a copy of one thread: any
+// lock another thread held at that moment stays held forever in the child.
 
 struct ChildCtx {
     int rep_fd;
@@ -181,16 +183,21 @@ void setup_fds(ChildCtx& c, int req, int rep) {
     const Config& cfg = spec.config();
     setup_fds(c, req, rep);
     ::setsid(); // own session and process group: kill(0, ...) stays inside
+    ::umask(022); // the host's umask (e.g. systemd's 0077) must not hide our skeleton files
 
     if (sandboxed) {
         // Wait until the parent has written our uid/gid maps.
         char go = 0;
         if (::read(3, &go, 1) != 1 || go != 'G') _exit(125);
-        if (spec.host_is_root && ::setgroups(0, nullptr) != 0) child_fail(c, "setgroups", nullptr);
+        // Raw syscalls, not the libc wrappers: those broadcast the change to
+        // every thread libc believes exists (set*id is process-wide in POSIX)
+        // under a lock that another host thread may have held at clone time,
+        // which deadlocks this single-threaded child.
+        if (spec.host_is_root && ::syscall(SYS_setgroups, 0, nullptr) != 0) child_fail(c, "setgroups", nullptr);
         // Become the sandbox user first (files we create must be owned by a
         // mapped id); the namespace's capabilities stay until execve.
-        if (::setresgid(kInsideId, kInsideId, kInsideId) != 0) child_fail(c, "setresgid", nullptr);
-        if (::setresuid(kInsideId, kInsideId, kInsideId) != 0) child_fail(c, "setresuid", nullptr);
+        if (::syscall(SYS_setresgid, kInsideId, kInsideId, kInsideId) != 0) child_fail(c, "setresgid", nullptr);
+        if (::syscall(SYS_setresuid, kInsideId, kInsideId, kInsideId) != 0) child_fail(c, "setresuid", nullptr);
         if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) child_fail(c, "make / private", nullptr);
         if (::mount("tmpfs", kStage, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0)
             child_fail(c, "mount root tmpfs", kStage);

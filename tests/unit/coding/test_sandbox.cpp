@@ -383,3 +383,30 @@ TEST(CodingEnvConfig, FailsClosedWhenTheSandboxCannotStart) {
     }
     EXPECT_THROW(CodingEnv env(json({{"bogus", 1}})), envhost::FactoryError);
 }
+
+// Regression: the sandbox child is a clone() of a multithreaded host; libc's
+// set*id wrappers deadlocked it when another thread was being created or
+// torn down at that moment. Launch many sandboxes under thread churn.
+TEST(CodingEnvPool, LaunchesSurviveThreadChurnInTheHost) {
+    const coding::Config cfg = coding::Config::parse({{"pool_size", 0}});
+    coding::Pool pool(cfg, nullptr);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> churn;
+    for (int i = 0; i < 3; ++i)
+        churn.emplace_back([&stop] {
+            while (!stop) std::thread([] {}).join();
+        });
+    int launched = 0;
+    for (int i = 0; i < 30; ++i) {
+        try {
+            pool.retire(pool.acquire(std::chrono::seconds(5)));
+            ++launched;
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "launch " << i << ": " << e.what();
+            break;
+        }
+    }
+    stop = true;
+    for (auto& t : churn) t.join();
+    EXPECT_EQ(launched, 30);
+}
