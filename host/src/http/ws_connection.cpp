@@ -4,6 +4,11 @@
 #include <Poco/Net/NetException.h>
 #include <Poco/Timespan.h>
 
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <chrono>
+
 namespace envhost {
 
 using Poco::Net::WebSocket;
@@ -106,6 +111,18 @@ void WsConnection::send_close(unsigned short code, const std::string& reason) {
         ws_.sendFrame(payload.data(), static_cast<int>(payload.size()), WebSocket::FRAME_FLAG_FIN | WebSocket::FRAME_OP_CLOSE);
     } catch (const Poco::Exception&) {
         broken_ = true;
+    }
+}
+
+void WsConnection::discard_input(double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    const int fd = ws_.impl()->sockfd();
+    char buf[65536];
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 250) <= 0) return; // quiet: the peer has sent all it had
+        const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n <= 0) return; // EOF or error: the peer is done
     }
 }
 

@@ -35,6 +35,11 @@ public:
     void send_close(unsigned short code, const std::string& reason = "");
     // Wakes a blocked read_message so the I/O thread ends the connection.
     void shutdown();
+    // Reads and discards what the peer still sends (e.g. the rest of an
+    // oversized frame) until it is quiet for 250 ms, for up to `seconds`, so closing the socket does not
+    // reset the connection before the peer has read our last frames.
+    // I/O thread only.
+    void discard_input(double seconds);
 
     bool broken() const { return broken_.load(); }
     unsigned short close_code() const { return close_code_; }

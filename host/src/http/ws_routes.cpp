@@ -95,6 +95,9 @@ void run_session(const ServerContext& ctx, ServedEnv& se, const std::shared_ptr<
     session->close(drain);
     session->wait_finished(); // the instance is destroyed on its worker
     conn->send_close(close_code);
+    // Unread input (the rest of an oversized or binary message) would make
+    // the kernel reset the connection and drop our last frames.
+    if (close_code == kTooBig || close_code == kUnsupportedData) conn->discard_input(2.0);
 }
 
 } // namespace
