@@ -181,6 +181,13 @@ void setup_fds(ChildCtx& c, int req, int rep) {
 [[noreturn]] void child_main(const LaunchSpec& spec, int req, int rep, bool sandboxed, const char* workdir) {
     ChildCtx c{rep};
     const Config& cfg = spec.config();
+    // The host blocks its termination signals in every thread (its main thread
+    // takes them synchronously) and ignores SIGPIPE; both survive execve, so
+    // give the interpreter a clean slate.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
     setup_fds(c, req, rep);
     ::setsid(); // own session and process group: kill(0, ...) stays inside
     ::umask(022); // the host's umask (e.g. systemd's 0077) must not hide our skeleton files

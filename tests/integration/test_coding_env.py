@@ -212,3 +212,16 @@ def test_unsandboxed_mode_logs_a_warning(envhost_server):
     assert "SANDBOX DISABLED" in srv.log()
     r = requests.post(srv.url("/step"), json={"action": {"code": "import os\nos.getpid() != 1"}}).json()
     assert r["observation"]["stdout"] == "true"
+
+
+def test_interpreter_starts_with_no_blocked_signals(server):
+    # envhost blocks SIGTERM/SIGINT in its own threads; the sandbox must not inherit that.
+    s = RawSession(server.ws_url("/ws"))
+    try:
+        s.reset()
+        r = s.step("import signal\nsorted(int(x) for x in signal.pthread_sigmask(signal.SIG_BLOCK, []))")
+        assert r["data"]["observation"]["stdout"] == "[]"
+        r = s.step("signal.getsignal(signal.SIGTERM) == signal.SIG_DFL")
+        assert r["data"]["observation"]["stdout"] == "true"
+    finally:
+        s.close()

@@ -211,3 +211,22 @@ def test_mcp_under_envs_prefix_and_production(envhost_server):
     assert r["error"] == {"code": -32603, "message": "tool failed on request", "data": None}
     # two environments and no --default-env: nothing but /health at the root
     assert requests.post(srv.url("/mcp"), json=rpc("tools/list")).status_code == 404
+
+
+def test_mcp_tool_client_production_mode_against_coding_env(envhost_server):
+    import asyncio
+    from openenv.core.mcp_client import MCPToolClient
+
+    srv = envhost_server(plugins=["coding_env"], args=["--mode", "production"],
+                         config={"environments": {"coding_env": {"config": {"pool_size": 2}}}})
+
+    async def run():
+        env = MCPToolClient(base_url=srv.base_url)
+        env.use_production_mode = True
+        async with env:
+            assert [t.name for t in await env.list_tools()] == ["run_python"]
+            assert await env.call_tool("run_python", code="x = 2\nx * 21") == {"stdout": "42", "stderr": "", "exit_code": 0}
+            # the HTTP-created session keeps its interpreter between calls
+            assert (await env.call_tool("run_python", code="print(x)"))["stdout"] == "2\n"
+        wait_active_sessions(srv, "coding_env", 0)
+    asyncio.run(run())
