@@ -3,6 +3,7 @@
 #include "environment.h"
 
 #include <future>
+#include <system_error>
 #include <thread>
 
 namespace envhost {
@@ -19,25 +20,33 @@ CallResult Session::start() {
         std::lock_guard<std::mutex> lock(mu_);
         started_ = true;
     }
-    auto self = shared_from_this();
-    std::thread([self, p = std::move(created)]() mutable {
-        CallResult error;
-        self->instance_ = self->env_.create_instance(error);
-        const bool ok = self->instance_ != nullptr;
-        if (ok) {
-            error.ok = true;
-            p.set_value(std::move(error));
-            self->run_worker(self);
-        } else {
-            // Free the slot before the opener hears of the failure.
-            self->env_.session_finished(*self);
-            p.set_value(std::move(error));
-        }
-        std::lock_guard<std::mutex> lock(self->mu_);
-        self->finished_ = true;
-        self->cv_.notify_all();
-    }).detach();
+    try {
+        std::thread(&Session::worker_main, this, shared_from_this(), std::move(created)).detach();
+    } catch (const std::system_error& e) {
+        // Out of threads (or memory): refuse this session, keep serving the rest.
+        env_.session_finished(*this);
+        std::lock_guard<std::mutex> lock(mu_);
+        finished_ = true;
+        return CallResult::failure(ENVHOST_ERROR_FACTORY, std::string("cannot start a worker thread: ") + e.what());
+    }
     return created_future.get();
+}
+
+void Session::worker_main(std::shared_ptr<Session> self, std::promise<CallResult> created) {
+    CallResult error;
+    instance_ = env_.create_instance(error);
+    if (instance_) {
+        error.ok = true;
+        created.set_value(std::move(error));
+        run_worker(self);
+    } else {
+        // Free the slot before the opener hears of the failure.
+        env_.session_finished(*this);
+        created.set_value(std::move(error));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+    cv_.notify_all();
 }
 
 void Session::run_worker(std::shared_ptr<Session> self) {

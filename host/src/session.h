@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,6 +68,9 @@ public:
     bool idle_for_at_least(std::chrono::steady_clock::duration d) const;
 
 private:
+    // The worker thread: creates the instance, runs tasks, destroys it. self
+    // keeps the Session alive until the thread is done with it.
+    void worker_main(std::shared_ptr<Session> self, std::promise<CallResult> created);
     void run_worker(std::shared_ptr<Session> self);
 
     Environment& env_;
