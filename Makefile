@@ -63,3 +63,6 @@ deb: deps package-deps $(DEB_BUILD)/build.ninja
 
 package-test: deb
 	./packaging/tests/package-test.sh $(DIST)
+
+bench: build
+	./bench/run.sh

@@ -174,8 +174,8 @@ def main():
         print("== coding_env: print(1) round trip", flush=True)
         n = 200 if args.quick else 2000
         sc["coding_print_latency"] = scenarios.step_latency(
-            bench, coding_sides, "coding_print_latency", {"code": scenarios.CODE_PRINT},
-            {"envhost": n, "reference": n // 2}, warmup=50)
+            bench, coding_sides + floors, "coding_print_latency", {"code": scenarios.CODE_PRINT},
+            {"envhost": n, "reference": n // 2, "floor_epoll": n, "floor_poco": n}, warmup=50)
         print("== coding_env: CPU-heavy snippet", flush=True)
         sc["coding_cpu_latency"] = scenarios.step_latency(
             bench, coding_sides, "coding_cpu_latency", {"code": scenarios.CODE_CPU},

@@ -26,6 +26,8 @@ def fmt(v, unit=""):
         s = f"{v:,.0f}"
     elif abs(v) >= 10:
         s = f"{v:.1f}"
+    elif 0 < abs(v) < 0.1:
+        s = f"{v:.2g}"
     else:
         s = f"{v:.2f}"
     return s + unit
@@ -65,10 +67,18 @@ def build_rows(res):
     s = sc.get("http_step", {})
     e, r = med(s.get("envhost"), "requests_per_s"), med(s.get("reference"), "requests_per_s")
     rows.append(("stateless HTTP /step req/s (echo_env)", e, r, ratio(e, r), None, None))
-    latency_rows("coding_env print(1) RTT", "coding_print_latency", ())
-    _floor_into(rows, sc.get("python_floor", {}).get("print_exec"))
-    latency_rows("coding_env CPU-heavy step", "coding_cpu_latency", (), pcts=("p50",))
-    _floor_into(rows, sc.get("python_floor", {}).get("cpu_exec"))
+    # A coding step's floor is the whole path's: a bare WS echo of the same
+    # bytes plus exec of the same snippet in-process.
+    ws_floor = _fastest(sc.get("coding_print_latency", {}), "p50_us")
+    pyf = sc.get("python_floor", {})
+    for label, key, exec_key, pcts in (("coding_env print(1) RTT", "coding_print_latency", "print_exec", ("p50", "p99")),
+                                       ("coding_env CPU-heavy step", "coding_cpu_latency", "cpu_exec", ("p50",))):
+        s = sc.get(key, {})
+        for p in pcts:
+            e, r = med(s.get("envhost"), f"{p}_us"), med(s.get("reference"), f"{p}_us")
+            ex = (pyf.get(exec_key) or {}).get("p50_us")
+            f = ws_floor + ex if p == "p50" and ws_floor is not None and ex is not None else None
+            rows.append((f"{label} {p} (us)", e, r, ratio(r, e), f, ratio(e, f)))
     latency_rows("coding_env session create", "coding_session_create", ("floor_epoll",))
     mem = sc.get("coding_idle_memory", {})
     e, r = (_get(mem.get(k, {}), "kib_per_session") for k in ("envhost", "reference"))
@@ -76,15 +86,11 @@ def build_rows(res):
     return rows
 
 
-def _floor_into(rows, floor):
-    """Puts the in-process exec floor's p50 beside the last p50 row (p50 only)."""
-    if not floor or "p50_us" not in floor:
-        return
-    for i in range(len(rows) - 1, -1, -1):
-        if " p50 " in rows[i][0]:
-            label, e, r, adv, _, _ = rows[i]
-            rows[i] = (label, e, r, adv, floor["p50_us"], ratio(e, floor["p50_us"]))
-            return
+def _fastest(scenario, path):
+    """The lowest median among the floor servers measured in a scenario."""
+    values = [v for name in ("floor_epoll", "floor_poco") for v in [med(scenario.get(name), path)]
+              if v is not None]
+    return min(values) if values else None
 
 
 def _mem_per_session(cap):
@@ -200,6 +206,7 @@ def plots(res, out_dir):
             if xs:
                 ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=side, color=COLORS[side])
         ax.set_xscale("log", base=2)
+        ax.set_xticks(levels, [str(n) for n in levels])
         ax.set_yscale("log")
         ax.set_xlabel("concurrent WebSocket sessions")
         ax.set_ylabel("steps per second (median, min-max bars)")
