@@ -33,10 +33,9 @@ set(CPACK_PACKAGE_CONTACT "${ENVHOST_PACKAGE_MAINTAINER}")
 # Empty, so CPack does not put the project summary above every component's own.
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
-# Not stripped: the host finds a plugin's entry point in .symtab before it
-# loads it, and strip removes .symtab. `make deb` builds Release, so the
-# files carry no debug information anyway.
-set(CPACK_STRIP_FILES OFF)
+# Stripped, as Debian ships binaries: the host finds a plugin's entry point
+# in the dynamic symbol table, which strip keeps.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_OUTPUT_FILE_PREFIX "${PROJECT_SOURCE_DIR}/dist" CACHE PATH "Where `cpack` writes the packages")
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)

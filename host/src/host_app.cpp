@@ -3,6 +3,9 @@
 #include "http/router.h"
 #include "plugin_scanner.h"
 
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/filesystem.hpp>
+
 #include <Poco/Net/HTTPServer.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/ServerSocket.h>
@@ -25,6 +28,9 @@
 #endif
 #ifndef ENVHOST_DEFAULT_PLUGIN_DIR
 #define ENVHOST_DEFAULT_PLUGIN_DIR "/usr/lib/envhost/plugins"
+#endif
+#ifndef ENVHOST_PLUGIN_DIR_FROM_PREFIX
+#define ENVHOST_PLUGIN_DIR_FROM_PREFIX "lib/envhost/plugins"
 #endif
 
 namespace envhost {
@@ -70,6 +76,21 @@ private:
     std::thread thread_;
 };
 
+// The bundled plugins' directory of this installation: <prefix>/bin/envhost
+// finds <prefix>/<libdir>/envhost/plugins, wherever the prefix was moved;
+// otherwise the directory configured at build time.
+std::string default_plugin_dir() {
+    boost::dll::fs::error_code ec;
+    const boost::dll::fs::path exe = boost::dll::program_location(ec);
+    if (!ec) {
+        const boost::filesystem::path dir =
+            boost::filesystem::path(exe.string()).parent_path().parent_path() / ENVHOST_PLUGIN_DIR_FROM_PREFIX;
+        boost::system::error_code ignored;
+        if (boost::filesystem::is_directory(dir, ignored)) return dir.string();
+    }
+    return ENVHOST_DEFAULT_PLUGIN_DIR;
+}
+
 spdlog::level::level_enum parse_level(const std::string& s) {
     const auto level = spdlog::level::from_str(s);
     if (level == spdlog::level::off && s != "off") throw ConfigError("unknown log level '" + s + "'");
@@ -84,7 +105,7 @@ void HostApp::defineOptions(Poco::Util::OptionSet& options) {
     ServerApplication::defineOptions(options);
     options.addOption(Option("help", "h", "show this help and exit"));
     options.addOption(Option("version", "V", "print the version and exit"));
-    options.addOption(Option("plugin-dir", "", "a directory of plugin libraries (*.so); repeatable. Default: " ENVHOST_DEFAULT_PLUGIN_DIR)
+    options.addOption(Option("plugin-dir", "", "a directory of plugin libraries (*.so); repeatable. Default: <prefix>/" ENVHOST_PLUGIN_DIR_FROM_PREFIX)
                           .argument("DIR").repeatable(true));
     options.addOption(Option("host", "", "address to listen on (default 127.0.0.1)").argument("ADDR"));
     options.addOption(Option("port", "", "TCP port to listen on (default 8000; 0 picks a free one)").argument("PORT"));
@@ -135,7 +156,7 @@ HostConfig HostApp::build_config() const {
     HostConfig cfg;
     if (config_file_) cfg.apply_file(*config_file_);
     if (!cli_plugin_dirs_.empty()) cfg.plugin_dirs = cli_plugin_dirs_;
-    if (cfg.plugin_dirs.empty()) cfg.plugin_dirs.push_back(ENVHOST_DEFAULT_PLUGIN_DIR);
+    if (cfg.plugin_dirs.empty()) cfg.plugin_dirs.push_back(default_plugin_dir());
     if (cli_host_) cfg.host = *cli_host_;
     if (cli_port_) cfg.port = *cli_port_;
     if (cli_mode_) cfg.mode = parse_mode(*cli_mode_);

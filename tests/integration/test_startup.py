@@ -96,3 +96,31 @@ def test_sigint_with_idle_keepalive_connection(envhost_server):
     srv.proc.send_signal(signal.SIGINT)
     assert srv.proc.wait(15) == 0
     assert time.time() - t0 < 10
+
+
+def test_cmake_install_tree_serves_bundled_plugins(tmp_path):
+    """`cmake --install build --prefix P` gives P/bin/envhost, which finds P's plugins by itself."""
+    from conftest import BUILD, free_port
+    prefix = tmp_path / "prefix"
+    r = subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (prefix / "include" / "envhost" / "plugin.h").exists()
+    assert list(prefix.glob("lib*/**/cmake/envhost/envhostConfig.cmake"))
+    assert list(prefix.glob("lib*/**/pkgconfig/envhost.pc"))
+    port = free_port()
+    proc = subprocess.Popen([str(prefix / "bin" / "envhost"), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 15
+        while True:
+            try:
+                envs = requests.get(f"http://127.0.0.1:{port}/envs", timeout=1).json()
+                break
+            except requests.RequestException:
+                assert proc.poll() is None and time.time() < deadline
+                time.sleep(0.05)
+        names = {e["name"] for e in envs["environments"]}
+        assert {"echo_env", "coding_env"} <= names
+    finally:
+        proc.terminate()
+        proc.wait(15)

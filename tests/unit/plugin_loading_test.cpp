@@ -6,6 +6,9 @@
 
 #include <boost/filesystem.hpp>
 
+#include <cstdlib>
+#include <fstream>
+
 using namespace envhost;
 
 namespace {
@@ -36,6 +39,15 @@ TEST(PluginLoading, LoadsAPlainCPlugin) {
     auto lib = PluginLibrary::load(test::example_plugin("c_counter.so"));
     EXPECT_EQ(lib->descriptor().name, "c_counter");
     EXPECT_FALSE(lib->descriptor().concurrency_safe);
+}
+
+TEST(PluginLoading, LoadsAStrippedPlugin) {
+    namespace fs = boost::filesystem;
+    const fs::path copy = fs::temp_directory_path() / fs::unique_path("envhost-stripped-%%%%%%.so");
+    fs::copy_file(test::echo_plugin(), copy);
+    ASSERT_EQ(std::system(("strip --strip-all " + copy.string()).c_str()), 0);
+    EXPECT_EQ(PluginLibrary::load(copy.string())->descriptor().name, "echo_env");
+    fs::remove(copy);
 }
 
 TEST(PluginLoading, RejectsAFileThatIsNotASharedLibrary) {
