@@ -185,12 +185,18 @@ envhost::StepResult CodingEnv::step(const json& action, std::optional<double> ti
     const std::string code = action["code"].get<std::string>();
     double limit = cfg_.timeout_s;
     if (timeout_s && *timeout_s > 0) limit = std::min(*timeout_s, cfg_.max_timeout_s);
+    // An interpreter that already ran this episode's code may have been
+    // tampered with; then a clean one decides the syntax reward term.
+    const bool interpreter_ran_code = sandbox_ && sandbox_->dirty;
     const ExecResult res = run(code, limit);
+    bool syntax_ok = res.syntax_ok;
+    if (interpreter_ran_code)
+        if (const auto trusted = pool_->check_syntax(code)) syntax_ok = *trusted;
     ++step_count_;
     last_exit_code_ = res.exit_code;
     envhost::StepResult r;
     r.observation = {{"stdout", res.stdout_text}, {"stderr", res.stderr_text}, {"exit_code", res.exit_code}};
-    r.reward = code_reward(code, res.syntax_ok);
+    r.reward = code_reward(code, syntax_ok);
     r.done = false;
     return r;
 }

@@ -8,6 +8,8 @@
 #   hello (sent once at start):  {"ready": true, "pid": <pid>}
 #   request:  {"op": "exec", "code": "<python source>"}
 #   reply:    {"stdout": str, "stderr": str, "exit_code": int, "syntax_ok": bool}
+#   request:  {"op": "check", "code": "<python source>"}   (parse only, never run)
+#   reply:    {"syntax_ok": bool}
 #
 # User code runs in this same interpreter, so nothing here is a security
 # boundary; the sandbox around the process is. What this file guarantees is
@@ -302,6 +304,12 @@ def _main():
         req = _loads(body)
         if req.get("op") == "exec":
             send(run(req["code"]))
+        elif req.get("op") == "check":
+            try:
+                _compile(req["code"], "<code>", "exec", ONLY_AST)
+                send({"syntax_ok": True})
+            except BaseException:
+                send({"syntax_ok": False})
         else:
             send({"ok": True})
 

@@ -70,6 +70,22 @@ std::unique_ptr<Sandbox> Pool::acquire(Clock::duration wait) {
     throw SandboxError("no sandbox became ready in time" + (last_error_.empty() ? "" : " (last error: " + last_error_ + ")"));
 }
 
+std::optional<bool> Pool::check_syntax(const std::string& code) {
+    std::lock_guard<std::mutex> lk(checker_mu_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!checker_) {
+            try {
+                checker_ = acquire(std::chrono::seconds(5));
+            } catch (const SandboxError&) {
+                return std::nullopt;
+            }
+        }
+        if (auto ok = checker_->check_syntax(code, Clock::now() + std::chrono::seconds(5))) return ok;
+        retire(std::move(checker_)); // died or hung: the next attempt takes a fresh one
+    }
+    return std::nullopt;
+}
+
 void Pool::retire(std::unique_ptr<Sandbox> sandbox) {
     if (!sandbox) return;
     sandbox->kill();

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,12 @@ public:
     // on the pool thread, so the caller does not wait.
     void retire(std::unique_ptr<Sandbox> sandbox);
 
+    // Whether code is valid Python, decided by a sandbox of this pool that
+    // never runs user code. A session's own interpreter answers too, but code
+    // from its earlier steps may have tampered with it (and so with the -0.2
+    // reward term). Nothing when no checker could answer in time.
+    std::optional<bool> check_syntax(const std::string& code);
+
     const Config& config() const { return spec_.config(); }
     size_t ready_count();
 
@@ -58,6 +65,8 @@ private:
     std::string last_error_;
     bool stopping_ = false;
     std::thread thread_;
+    std::mutex checker_mu_;               // one check at a time on the checker
+    std::unique_ptr<Sandbox> checker_;    // a pooled sandbox kept for parsing only
 };
 
 } // namespace coding

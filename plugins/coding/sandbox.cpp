@@ -545,3 +545,23 @@ std::string Sandbox::peek_output(int fd, size_t cap) const {
 }
 
 } // namespace coding
+
+namespace coding {
+
+std::optional<bool> Sandbox::check_syntax(const std::string& code, Clock::time_point deadline) {
+    const nlohmann::json req = {{"op", "check"}, {"code", code}};
+    std::string frame;
+    if (!write_frame(req_fd_, req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), deadline) ||
+        read_frame(rep_fd_, frame, deadline, max_reply_) != ReadStatus::ok) {
+        kill();
+        return std::nullopt;
+    }
+    const nlohmann::json rep = nlohmann::json::parse(frame, nullptr, false);
+    if (!rep.is_object() || !rep.contains("syntax_ok") || !rep["syntax_ok"].is_boolean()) {
+        kill();
+        return std::nullopt;
+    }
+    return rep["syntax_ok"].get<bool>();
+}
+
+} // namespace coding

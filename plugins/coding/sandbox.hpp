@@ -17,6 +17,7 @@
 #include "frame.hpp"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <sys/types.h>
@@ -86,6 +87,11 @@ public:
     };
     // Runs code. After timeout/died the sandbox is dead and must be replaced.
     Outcome exec(const std::string& code, double timeout_s, ExecResult& result, std::string& why);
+
+    // Parses code without running it: true/false for valid/invalid syntax,
+    // or nothing if the interpreter failed to answer by the deadline (it is
+    // then killed). Keeps the sandbox clean (dirty is not set).
+    std::optional<bool> check_syntax(const std::string& code, Clock::time_point deadline);
 
     // Output the code wrote so far (fd 1 / fd 2 of the driver), read from the
     // host side; used to salvage output before killing a timed-out step.

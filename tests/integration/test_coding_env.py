@@ -225,3 +225,33 @@ def test_interpreter_starts_with_no_blocked_signals(server):
         assert r["data"]["observation"]["stdout"] == "true"
     finally:
         s.close()
+
+
+TAMPER_WITH_DRIVER = r"""
+import gc
+for f in gc.get_objects():
+    code = getattr(f, "__code__", None)
+    if getattr(f, "__name__", "") == "run" and code is not None and "_compile" in code.co_freevars:
+        cell = f.__closure__[code.co_freevars.index("_compile")]
+        real = cell.cell_contents
+        def lenient(src, name, mode, flags=0, *rest, _real=real):
+            try:
+                return _real(src, name, mode, flags, *rest)
+            except SyntaxError:
+                return _real("pass", name, mode, flags, *rest)
+        cell.cell_contents = lenient
+"""
+
+
+def test_reward_survives_a_tampered_interpreter(server):
+    # Code may rewrite its own session's driver; the syntax reward term must not trust it.
+    s = RawSession(server.ws_url("/ws"))
+    try:
+        s.reset()
+        assert s.step(TAMPER_WITH_DRIVER)["data"]["observation"]["exit_code"] == 0
+        r = s.step("print('unclosed")
+        assert r["data"]["observation"]["exit_code"] == 0  # the tampering worked inside the session...
+        assert r["data"]["reward"] == pytest.approx(-0.1)  # ...but the reward still sees the syntax error
+        assert s.step("x = 1")["data"]["reward"] == pytest.approx(0.1)
+    finally:
+        s.close()
