@@ -157,7 +157,7 @@ def session_create(bench, sides, requests):
     """Connect, upgrade, reset: time to the first observation; then close."""
     return alternate(bench, sides, lambda side, rnd: bench.lg(
         "connect", side, requests=requests, warmup=3, max_s=120,
-        samples_out=bench.samples("session_create", side, rnd)))
+        samples_out=bench.samples("coding_session_create", side, rnd)))
 
 
 def idle_memory(bench, side, sessions):
