@@ -1,6 +1,7 @@
 #include "host_app.h"
 
 #include "http/router.h"
+#include "http/ws_reactor.h"
 #include "plugin_scanner.h"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -222,7 +223,9 @@ int HostApp::main(const std::vector<std::string>& args) {
 
     Poco::Net::ServerSocket socket;
     try {
-        socket.bind(Poco::Net::SocketAddress(ctx.config.host, static_cast<Poco::UInt16>(ctx.config.port)), true);
+        // SO_REUSEADDR for quick restarts, but not SO_REUSEPORT: a second
+        // envhost on the same port must fail, not share the connections.
+        socket.bind(Poco::Net::SocketAddress(ctx.config.host, static_cast<Poco::UInt16>(ctx.config.port)), true, false);
         socket.listen(1024);
     } catch (const Poco::Exception& e) {
         spdlog::critical("cannot listen on {}:{}: {}", ctx.config.host, ctx.config.port, e.displayText());
@@ -234,8 +237,11 @@ int HostApp::main(const std::vector<std::string>& args) {
     params->setKeepAlive(true);
     params->setTimeout(Poco::Timespan(60, 0));
     params->setServerName("envhost/" ENVHOST_VERSION);
-    // Every open connection (a WebSocket session included) holds a thread.
+    // An HTTP connection holds a pool thread while it is open; a WebSocket
+    // only during its upgrade (the reactor takes it from there).
     Poco::ThreadPool pool(2, static_cast<int>(ctx.config.max_connections), 60);
+    WsReactor reactor(ctx.config.io_threads);
+    ctx.reactor = &reactor;
     Poco::Net::HTTPServer server(new http::RequestRouter(ctx), pool, socket, params);
     server.start();
     spdlog::info("envhost {} listening on http://{}:{} ({} mode, {} environment(s))", ENVHOST_VERSION, ctx.config.host,
@@ -252,6 +258,7 @@ int HostApp::main(const std::vector<std::string>& args) {
         se->env->stop(ctx.config.shutdown_grace_s);
         all_finished = all_finished && se->env->active_sessions() == 0;
     }
+    reactor.stop(); // after the sessions: their goodbyes are sent
     server.stopAll(true);
     pool.joinAll();
     spdlog::info("stopped");

@@ -89,6 +89,8 @@ void HostConfig::apply_json(const json& doc) {
             max_message_bytes = positive_int(v, key);
         } else if (key == "max_connections") {
             max_connections = positive_int(v, key);
+        } else if (key == "io_threads") {
+            io_threads = positive_int(v, key);
         } else if (key == "shutdown_grace_s") {
             shutdown_grace_s = non_negative_number(v, key);
         } else if (key == "environments") {

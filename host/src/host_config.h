@@ -28,7 +28,8 @@ struct HostConfig {
     std::optional<std::string> default_env;
     std::string log_level = "info";
     std::size_t max_message_bytes = 4 * 1024 * 1024; // request bodies and WS messages
-    unsigned max_connections = 16384;                 // concurrent HTTP/WS connections
+    unsigned max_connections = 1024;                  // concurrent HTTP connections (threads)
+    unsigned io_threads = 2;                          // reactor threads reading WebSocket sessions
     double shutdown_grace_s = 10;
     std::map<std::string, EnvSettings> environments;  // by environment name
 

@@ -39,6 +39,13 @@ void Session::worker_main(std::shared_ptr<Session> self, std::promise<CallResult
         error.ok = true;
         created.set_value(std::move(error));
         run_worker(self);
+        std::function<void()> hook;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            instance_gone_ = true;
+            hook.swap(finished_hook_);
+        }
+        if (hook) hook();
     } else {
         // Free the slot before the opener hears of the failure.
         env_.session_finished(*this);
@@ -105,6 +112,17 @@ void Session::expire(const std::string& reason) {
 void Session::set_expire_hook(ExpireHook hook) {
     std::lock_guard<std::mutex> lock(mu_);
     expire_hook_ = std::move(hook);
+}
+
+void Session::set_finished_hook(std::function<void()> hook) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!instance_gone_) {
+            finished_hook_ = std::move(hook);
+            return;
+        }
+    }
+    hook(); // the worker is already done
 }
 
 void Session::wait_finished() {

@@ -55,6 +55,8 @@ public:
     // connection) if one is set, else close().
     void expire(const std::string& reason);
     void set_expire_hook(ExpireHook hook);
+    // Runs on the worker once the instance is destroyed (the slot is free).
+    void set_finished_hook(std::function<void()> hook);
 
     // Blocks until the instance is destroyed and the worker has exited.
     void wait_finished();
@@ -87,6 +89,8 @@ private:
     bool started_ = false;
     std::chrono::steady_clock::time_point last_active_;
     ExpireHook expire_hook_;
+    std::function<void()> finished_hook_;
+    bool instance_gone_ = false;
     envhost_instance* instance_ = nullptr; // touched only on the worker
 };
 

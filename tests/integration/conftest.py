@@ -46,6 +46,13 @@ class Server:
     def log(self):
         return pathlib.Path(self.log_path).read_text(errors="replace")
 
+    def threads(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+    def open_fds(self):
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
     def alive(self):
         return self.proc.poll() is None
 

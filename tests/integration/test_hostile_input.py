@@ -16,15 +16,6 @@ from conftest import wait_active_sessions
 from wsutil import ask, step_echo, ws_connect
 
 
-def threads_of(proc):
-    with open(f"/proc/{proc.pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
-
-
-def fds_of(proc):
-    return len(os.listdir(f"/proc/{proc.pid}/fd"))
-
-
 def mutations(rng, n):
     """Valid messages, then randomly damaged ones."""
     valid = [json.dumps(m) for m in (
@@ -117,7 +108,7 @@ def raw_request(port, data, read=True):
 
 def test_garbage_http_and_broken_frames(envhost_server):
     srv = envhost_server(plugins=["echo_env"])
-    before_threads, before_fds = threads_of(srv.proc), fds_of(srv.proc)
+    before_threads, before_fds = srv.threads(), srv.open_fds()
     rng = random.Random(7)
     for _ in range(30):
         raw_request(srv.port, bytes(rng.randrange(256) for _ in range(rng.randint(1, 3000))))
@@ -146,9 +137,9 @@ def test_garbage_http_and_broken_frames(envhost_server):
         assert ask(ws, step_echo("still here"))["data"]["observation"]["result"]["data"] == "still here"
     wait_active_sessions(srv, "echo_env", 0)
     deadline = time.time() + 10
-    while (threads_of(srv.proc) > before_threads + 4 or fds_of(srv.proc) > before_fds + 4) and time.time() < deadline:
+    while (srv.threads() > before_threads + 4 or srv.open_fds() > before_fds + 4) and time.time() < deadline:
         time.sleep(0.1)
-    assert fds_of(srv.proc) <= before_fds + 4
+    assert srv.open_fds() <= before_fds + 4
     assert srv.alive()
 
 
@@ -157,7 +148,7 @@ def test_connection_churn_leaks_nothing(envhost_server):
     with ws_connect(srv) as warm:
         ask(warm, {"type": "reset"})
     time.sleep(0.5)
-    before_fds = fds_of(srv.proc)
+    before_fds = srv.open_fds()
 
     def churn(i):
         for k in range(15):
@@ -173,6 +164,6 @@ def test_connection_churn_leaks_nothing(envhost_server):
     [t.join(60) for t in threads]
     wait_active_sessions(srv, "echo_env", 0, timeout=15)
     deadline = time.time() + 10
-    while fds_of(srv.proc) > before_fds + 4 and time.time() < deadline:
+    while srv.open_fds() > before_fds + 4 and time.time() < deadline:
         time.sleep(0.1)
-    assert fds_of(srv.proc) <= before_fds + 4
+    assert srv.open_fds() <= before_fds + 4

@@ -218,3 +218,24 @@ def test_ws_under_envs_prefix_and_unknown_env(echo):
         assert ask(ws, {"type": "reset"})["type"] == "observation"
     with pytest.raises(Exception):
         ws_connect(echo, "/envs/nope/ws")
+
+
+def test_a_websocket_session_costs_about_one_thread(envhost_server):
+    """The reactor reads every socket; each session keeps only its worker thread."""
+    n = 100
+    srv = envhost_server(plugins=["echo_env"], config={"environments": {"echo_env": {"max_sessions": n}}})
+
+    with ws_connect(srv) as warm:
+        ask(warm, {"type": "reset"})
+    time.sleep(0.3)
+    before = srv.threads()
+    conns = [ws_connect(srv) for _ in range(n)]
+    try:
+        for ws in conns:
+            ask(ws, {"type": "reset"})
+        grown = srv.threads() - before
+        assert n <= grown <= n + 10, grown
+    finally:
+        for ws in conns:
+            ws.close()
+    wait_active_sessions(srv, "echo_env", 0)

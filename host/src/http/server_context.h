@@ -23,8 +23,11 @@ struct ServedEnv {
     WsMessageHandler ws;
 };
 
+class WsReactor;
+
 struct ServerContext {
     HostConfig config;
+    WsReactor* reactor = nullptr;                 // reads every WebSocket session's socket
     std::vector<std::unique_ptr<ServedEnv>> envs; // in load order
     ServedEnv* default_env = nullptr;             // served at the root paths too
 

@@ -1,12 +1,16 @@
-// One server-side WebSocket connection: message reading for the connection's
-// I/O thread, and thread-safe sending for session workers.
+// One server-side WebSocket connection after the upgrade: non-blocking reads
+// for the reactor thread that watches it, thread-safe frame sending for the
+// session's worker.
 //
-// Ownership: shared between the I/O thread (Poco's request-handler thread for
-// the connection) and tasks queued on the session's worker.
-// Threads: read_message() only on the I/O thread; send_*(), shutdown() from
-// any thread (a mutex serialises frames on the wire). PINGs are answered
-// inside read_message, so they never wait for environment work.
+// Ownership: shared by the reactor (while it watches the socket), the
+// session's queued tasks and its hooks; the socket closes with the last one.
+// Threads: read_available() only on the owning reactor thread; send_*() and
+// shutdown_*() from any thread. One mutex serialises frames on the wire; a
+// PONG that finds it taken is sent by the holder before it lets go, so the
+// reactor never waits behind a large or slow send.
 #pragma once
+
+#include "http/ws_frame_decoder.h"
 
 #include <Poco/Net/WebSocket.h>
 #include <nlohmann/json.hpp>
@@ -14,7 +18,9 @@
 #include <atomic>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace envhost {
 
@@ -22,38 +28,38 @@ class WsConnection {
 public:
     WsConnection(Poco::Net::WebSocket socket, std::size_t max_message_bytes);
 
-    enum class ReadStatus { Text, Binary, TooBig, Closed };
-    // Blocks until a complete data message arrives (reassembling fragments,
-    // answering PINGs) or the connection ends. On TooBig the message was not
-    // read and the connection must be ended. On Closed, close_code() tells
-    // what the peer sent (1005 when no code, 1006 on a broken connection).
-    ReadStatus read_message(std::string& out);
+    int fd() const { return fd_; }
+
+    enum class ReadStatus { Open, Eof };
+    // Reads what the kernel has (without waiting) and decodes it. PINGs are
+    // answered here. Eof: the peer closed or the socket failed.
+    ReadStatus read_available(std::vector<WsFrameDecoder::Event>& events);
 
     bool send_text(const std::string& text);
     bool send_json(const nlohmann::json& j);
     // Sends a CLOSE frame once; later calls do nothing.
     void send_close(unsigned short code, const std::string& reason = "");
-    // Wakes a blocked read_message so the I/O thread ends the connection.
-    void shutdown();
-    // Reads and discards what the peer still sends (e.g. the rest of an
-    // oversized frame) until it is quiet for 250 ms, for up to `seconds`, so closing the socket does not
-    // reset the connection before the peer has read our last frames.
-    // I/O thread only.
-    void discard_input(double seconds);
+    // Half-closes our side after the CLOSE frame, so the peer sees the end
+    // while we still read (and drop) what it had in flight.
+    void shutdown_send();
+    // Wakes the reactor with an end-of-stream on this socket.
+    void shutdown_receive();
 
     bool broken() const { return broken_.load(); }
-    unsigned short close_code() const { return close_code_; }
 
 private:
     bool send_frame(const void* data, std::size_t n, int flags);
+    void send_pong(std::string payload);
+    void flush_pending_locked();
 
     Poco::Net::WebSocket ws_;
-    const std::size_t max_message_bytes_;
+    const int fd_;
+    WsFrameDecoder decoder_;
     std::mutex send_mu_;
+    std::mutex pending_mu_;
+    std::optional<std::string> pending_pong_;
     bool close_sent_ = false;
     std::atomic<bool> broken_{false};
-    std::atomic<bool> shut_down_{false};
-    unsigned short close_code_ = 1005;
 };
 
 } // namespace envhost
