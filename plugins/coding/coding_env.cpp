@@ -153,7 +153,7 @@ CodingEnv::CodingEnv(const json& config) {
 }
 
 CodingEnv::~CodingEnv() {
-    if (pool_ && sandbox_) pool_->retire(std::move(sandbox_));
+    if (pool_ && sandbox_) pool_->give_back(std::move(sandbox_));
 }
 
 // ---- OpenEnv interface ----------------------------------------------------------

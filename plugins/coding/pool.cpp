@@ -86,6 +86,20 @@ std::optional<bool> Pool::check_syntax(const std::string& code) {
     return std::nullopt;
 }
 
+void Pool::give_back(std::unique_ptr<Sandbox> sandbox) {
+    if (!sandbox) return;
+    if (!sandbox->dirty) {
+        std::lock_guard<std::mutex> lk(mu_);
+        // Up to twice the pool size, so the spare capacity stays bounded.
+        if (!stopping_ && ready_.size() < 2 * size_t(spec_.config().pool_size) + waiting_) {
+            ready_.push_front(std::move(sandbox)); // the warmest first
+            ready_cv_.notify_one();
+            return;
+        }
+    }
+    retire(std::move(sandbox));
+}
+
 void Pool::retire(std::unique_ptr<Sandbox> sandbox) {
     if (!sandbox) return;
     sandbox->kill();

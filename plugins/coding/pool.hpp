@@ -41,6 +41,12 @@ public:
     // on the pool thread, so the caller does not wait.
     void retire(std::unique_ptr<Sandbox> sandbox);
 
+    // Hands back a session's sandbox: one that never ran user code (not
+    // dirty) goes to the front of the ready queue (up to twice the pool
+    // size), as a client that connects and leaves without running code
+    // changed nothing in it; any other is retired.
+    void give_back(std::unique_ptr<Sandbox> sandbox);
+
     // Whether code is valid Python, decided by a sandbox of this pool that
     // never runs user code. A session's own interpreter answers too, but code
     // from its earlier steps may have tampered with it (and so with the -0.2

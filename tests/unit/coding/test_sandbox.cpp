@@ -410,3 +410,25 @@ TEST(CodingEnvPool, LaunchesSurviveThreadChurnInTheHost) {
     for (auto& t : churn) t.join();
     EXPECT_EQ(launched, 30);
 }
+
+// A sandbox that never ran user code goes back to the pool; one that did never does.
+TEST(CodingEnvPool, OnlyUntouchedSandboxesAreReused) {
+    const coding::Config cfg = coding::Config::parse({{"pool_size", 1}});
+    coding::Pool pool(cfg, nullptr);
+    auto first = pool.acquire(std::chrono::seconds(10));
+    const pid_t untouched = first->pid();
+    pool.give_back(std::move(first));
+    auto again = pool.acquire(std::chrono::seconds(10));
+    EXPECT_EQ(again->pid(), untouched);
+
+    coding::ExecResult res;
+    std::string why;
+    ASSERT_EQ(again->exec("leftover = 1", 5, res, why), coding::Sandbox::Outcome::ok);
+    const pid_t used = again->pid();
+    pool.give_back(std::move(again));
+    auto fresh = pool.acquire(std::chrono::seconds(10));
+    EXPECT_NE(fresh->pid(), used);
+    ASSERT_EQ(fresh->exec("print('leftover' in globals())", 5, res, why), coding::Sandbox::Outcome::ok);
+    EXPECT_EQ(res.stdout_text, "False\n");
+    pool.retire(std::move(fresh));
+}
