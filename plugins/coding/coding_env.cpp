@@ -187,11 +187,13 @@ envhost::StepResult CodingEnv::step(const json& action, std::optional<double> ti
     if (timeout_s && *timeout_s > 0) limit = std::min(*timeout_s, cfg_.max_timeout_s);
     // An interpreter that already ran this episode's code may have been
     // tampered with; then a clean one decides the syntax reward term.
-    const bool interpreter_ran_code = sandbox_ && sandbox_->dirty;
-    const ExecResult res = run(code, limit);
-    bool syntax_ok = res.syntax_ok;
-    if (interpreter_ran_code)
-        if (const auto trusted = pool_->check_syntax(code)) syntax_ok = *trusted;
+    // The check runs while the session's interpreter executes the code.
+    std::optional<bool> trusted;
+    std::function<void()> check;
+    if (sandbox_ && sandbox_->dirty) check = [&] { trusted = pool_->check_syntax(code); };
+    const ExecResult res = run(code, limit, check);
+    if (check && !trusted) check(); // the interpreter died before it got the code
+    const bool syntax_ok = trusted.value_or(res.syntax_ok);
     ++step_count_;
     last_exit_code_ = res.exit_code;
     envhost::StepResult r;
@@ -216,7 +218,7 @@ json CodingEnv::call_tool(const std::string& name, const json& arguments) {
     return {{"stdout", res.stdout_text}, {"stderr", res.stderr_text}, {"exit_code", res.exit_code}};
 }
 
-ExecResult CodingEnv::run(const std::string& code, double timeout_s) {
+ExecResult CodingEnv::run(const std::string& code, double timeout_s, const std::function<void()>& while_running) {
     if (!sandbox_) {
         try {
             sandbox_ = pool_->acquire();
@@ -226,7 +228,7 @@ ExecResult CodingEnv::run(const std::string& code, double timeout_s) {
     }
     ExecResult res;
     std::string why;
-    const Sandbox::Outcome outcome = sandbox_->exec(code, timeout_s, res, why);
+    const Sandbox::Outcome outcome = sandbox_->exec(code, timeout_s, res, why, while_running);
     if (outcome == Sandbox::Outcome::ok) return res;
 
     // The interpreter is gone (or about to be): report, then start over.

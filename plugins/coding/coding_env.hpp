@@ -13,6 +13,7 @@
 
 #include <envhost/sdk.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,7 +35,7 @@ public:
 
     // Runs code in this session's interpreter, replacing the interpreter if
     // it timed out or died. Exposed for the tool and for tests.
-    ExecResult run(const std::string& code, double timeout_s);
+    ExecResult run(const std::string& code, double timeout_s, const std::function<void()>& while_running = {});
 
 private:
     Config cfg_;

@@ -485,7 +485,8 @@ void Sandbox::wait_ready(Clock::time_point deadline) {
     }
 }
 
-Sandbox::Outcome Sandbox::exec(const std::string& code, double timeout_s, ExecResult& result, std::string& why) {
+Sandbox::Outcome Sandbox::exec(const std::string& code, double timeout_s, ExecResult& result, std::string& why,
+                               const std::function<void()>& while_running) {
     dirty = true;
     const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
     const nlohmann::json req = {{"op", "exec"}, {"code", code}};
@@ -498,6 +499,7 @@ Sandbox::Outcome Sandbox::exec(const std::string& code, double timeout_s, ExecRe
         why = describe_exit();
         return Outcome::died;
     }
+    if (while_running) while_running();
     std::string frame;
     switch (read_frame(rep_fd_, frame, deadline, max_reply_)) {
     case ReadStatus::ok: break;

@@ -16,6 +16,7 @@
 #include "config.hpp"
 #include "frame.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -86,7 +87,10 @@ public:
         died,     // the interpreter exited or was killed; why says how
     };
     // Runs code. After timeout/died the sandbox is dead and must be replaced.
-    Outcome exec(const std::string& code, double timeout_s, ExecResult& result, std::string& why);
+    // while_running, if given, is called once the code has been handed over,
+    // so the caller's own work overlaps the execution.
+    Outcome exec(const std::string& code, double timeout_s, ExecResult& result, std::string& why,
+                 const std::function<void()>& while_running = {});
 
     // Parses code without running it: true/false for valid/invalid syntax,
     // or nothing if the interpreter failed to answer by the deadline (it is
