@@ -109,6 +109,4 @@ void WsConnection::send_close(unsigned short code, const std::string& reason) {
 
 void WsConnection::shutdown_send() { ::shutdown(fd_, SHUT_WR); }
 
-void WsConnection::shutdown_receive() { ::shutdown(fd_, SHUT_RD); }
-
 } // namespace envhost

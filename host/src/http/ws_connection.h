@@ -5,7 +5,7 @@
 // Ownership: shared by the reactor (while it watches the socket), the
 // session's queued tasks and its hooks; the socket closes with the last one.
 // Threads: read_available() only on the owning reactor thread; send_*() and
-// shutdown_*() from any thread. One mutex serialises frames on the wire; a
+// shutdown_send() from any thread. One mutex serialises frames on the wire; a
 // PONG that finds it taken is sent by the holder before it lets go, so the
 // reactor never waits behind a large or slow send.
 #pragma once
@@ -42,8 +42,6 @@ public:
     // Half-closes our side after the CLOSE frame, so the peer sees the end
     // while we still read (and drop) what it had in flight.
     void shutdown_send();
-    // Wakes the reactor with an end-of-stream on this socket.
-    void shutdown_receive();
 
     bool broken() const { return broken_.load(); }
 

@@ -130,7 +130,6 @@ public:
     }
 
     WsConnection& conn() { return *conn_; }
-    const std::shared_ptr<WsConnection>& conn_ptr() const { return conn_; }
     ServedEnv& env() { return se_; }
 
 private:
