@@ -5,6 +5,8 @@ BUILD ?= build
 VENV  ?= .venv
 PORT  ?= 8000
 HOST  ?= 127.0.0.1
+# Served at the root paths too, so base_url="http://localhost:8000" works.
+DEFAULT_ENV ?= coding_env
 PYTHON ?= /usr/bin/python3
 JOBS  ?= $(shell nproc)
 
@@ -22,7 +24,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/host/envhost --plugin-dir $(BUILD)/plugins --host $(HOST) --port $(PORT)
+	$(BUILD)/host/envhost --plugin-dir $(BUILD)/plugins --host $(HOST) --port $(PORT) --default-env $(DEFAULT_ENV)
 
 $(VENV)/.stamp: tests/requirements.txt
 	$(PYTHON) -m venv $(VENV)
