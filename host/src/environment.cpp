@@ -100,6 +100,7 @@ Environment::OpenResult Environment::open_session(SessionKind kind) {
     OpenResult out;
     if (!reserve_slot()) {
         const unsigned active = active_sessions();
+        ++counters_.sessions_refused_capacity;
         out.status = OpenStatus::Capacity;
         out.message = "Server at capacity: " + std::to_string(active) + "/" + std::to_string(max_sessions_) +
                       " sessions active. Cannot accept new connections.";
@@ -115,11 +116,13 @@ Environment::OpenResult Environment::open_session(SessionKind kind) {
     CallResult r = session->start();
     if (!r.ok) {
         log_->warn("factory failed: {}", r.message);
+        ++counters_.sessions_failed_factory;
         out.status = OpenStatus::Factory;
         out.message = "Environment factory '" + name() + "' failed to create instance.";
         out.data = {{"factory_name", name()}, {"reason", r.message}};
         return out;
     }
+    ++counters_.sessions_opened;
     out.session = std::move(session);
     return out;
 }
@@ -143,8 +146,21 @@ void Environment::expire_idle_sessions() {
     }
     for (auto& s : idle) {
         log_->info("session {} idle for more than {} s: closing it", s->id(), settings_.idle_timeout_s);
+        ++counters_.sessions_reaped_idle;
         s->expire("Session expired: idle for more than " + std::to_string(settings_.idle_timeout_s) + " s");
     }
+}
+
+CallResult Environment::step(envhost_instance* inst, const json& action, double timeout_s) const {
+    ++counters_.steps;
+    CallResult r = plugin_->step(inst, action, timeout_s);
+    if (!r.ok) ++counters_.step_errors;
+    return r;
+}
+
+CallResult Environment::call_tool(envhost_instance* inst, const std::string& tool, const json& args) const {
+    ++counters_.tool_calls;
+    return plugin_->call_tool(inst, tool, args);
 }
 
 envhost_instance* Environment::create_instance(CallResult& error) {

@@ -18,6 +18,7 @@
 #include <spdlog/logger.h>
 
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -25,6 +26,17 @@
 #include <string>
 
 namespace envhost {
+
+// Monotonic counters for GET /metrics. Relaxed atomics: read for reporting only.
+struct EnvCounters {
+    std::atomic<uint64_t> sessions_opened{0};
+    std::atomic<uint64_t> sessions_refused_capacity{0};
+    std::atomic<uint64_t> sessions_failed_factory{0};
+    std::atomic<uint64_t> sessions_reaped_idle{0};
+    std::atomic<uint64_t> steps{0};       // WS and HTTP steps that reached the plugin
+    std::atomic<uint64_t> step_errors{0}; // of those, the ones the plugin failed
+    std::atomic<uint64_t> tool_calls{0};  // MCP tools/call that reached the plugin
+};
 
 struct EnvSettings {
     unsigned max_sessions = 0;  // 0: the plugin's default
@@ -82,6 +94,10 @@ public:
     // Busy: the plugin is not concurrency-safe and its one instance is live.
     std::unique_ptr<Ephemeral> open_ephemeral(EphemeralStatus& status, CallResult& error);
 
+    // ---- plugin calls that are counted for /metrics (instance's thread rules apply) ----
+    CallResult step(envhost_instance* inst, const json& action, double timeout_s) const;
+    CallResult call_tool(envhost_instance* inst, const std::string& tool, const json& args) const;
+
     // ---- used by Session, on its worker thread ----
     envhost_instance* create_instance(CallResult& error);
     void destroy_instance(envhost_instance* inst);
@@ -89,6 +105,7 @@ public:
 
     // Host services handed to this environment's plugin.
     const envhost_host* host_services() const { return &host_services_; }
+    EnvCounters& counters() const { return counters_; }
     spdlog::logger& log() const { return *log_; }
 
 private:
@@ -102,6 +119,7 @@ private:
     std::unique_ptr<ActionValidator> action_validator_;
     std::shared_ptr<spdlog::logger> log_;
     envhost_host host_services_{};
+    mutable EnvCounters counters_;
     bool started_ = false;
     bool stopped_ = false;
 

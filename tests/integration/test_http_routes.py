@@ -156,3 +156,36 @@ def test_openenv_validate_gate(echo):
         report = json.loads(out.stdout)
         assert out.returncode == 0 and report["passed"], out.stdout
         assert report["summary"]["passed_count"] == report["summary"]["total_count"] >= 6
+
+
+def test_metrics_count_sessions_steps_and_refusals(envhost_server):
+    from wsutil import ask, step_echo, ws_connect
+
+    srv = envhost_server(plugins=["echo_env", "test_env"],
+                         config={"environments": {"echo_env": {"max_sessions": 1}}})
+
+    def metric(name, env="echo_env"):
+        r = requests.get(srv.url("/metrics"))
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain")
+        for line in r.text.splitlines():
+            if line.startswith(f'{name}{{env="{env}"}} '):
+                return int(line.split()[-1])
+        raise AssertionError(f"{name} for {env} not in /metrics")
+
+    with ws_connect(srv, "/envs/echo_env/ws") as ws:
+        ask(ws, {"type": "reset"})
+        for _ in range(3):
+            ask(ws, step_echo())
+        assert metric("envhost_sessions_active") == 1
+        with ws_connect(srv, "/envs/echo_env/ws") as refused:
+            assert json.loads(refused.recv(timeout=5))["data"]["code"] == "CAPACITY_REACHED"
+    requests.post(srv.url("/envs/echo_env/step"), json={"action": {"tool_name": "echo_message", "arguments": {"message": "m"}}})
+    requests.post(srv.url("/envs/test_env/step"), json={"action": {"fail": True}})
+    requests.post(srv.url("/envs/echo_env/mcp"), json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                                       "params": {"name": "echo_message", "arguments": {"message": "x"}}})
+    assert metric("envhost_steps_total") == 4
+    assert metric("envhost_sessions_opened_total") == 1
+    assert metric("envhost_sessions_refused_capacity_total") == 1
+    assert metric("envhost_tool_calls_total") == 1
+    assert metric("envhost_sessions_max") == 1
+    assert metric("envhost_step_errors_total", "test_env") == 1

@@ -76,6 +76,8 @@ void openapi(const ServerContext& ctx, const ServedEnv* only, Request&, Response
     } else {
         doc["info"]["description"] = "envhost: OpenEnv environments served from plugins";
         paths["/envs"]["get"] = {{"summary", "List the served environments"}, {"responses", ok({{"type", "object"}}, "Environments")}};
+        paths["/metrics"]["get"] = {{"summary", "Prometheus metrics per environment"},
+                                    {"responses", {{"200", {{"description", "text/plain; version=0.0.4"}}}}}};
         if (ctx.default_env) add_env_paths(paths, "", ctx.default_env->env->descriptor(), ctx.config.mode);
         else paths["/health"]["get"] = {{"summary", "Health check"}, {"responses", ok({{"type", "object"}}, "Healthy")}};
         for (const auto& se : ctx.envs) add_env_paths(paths, "/envs/" + se->env->name(), se->env->descriptor(), ctx.config.mode);

@@ -117,7 +117,7 @@ void step(const ServerContext& ctx, ServedEnv& se, Request& req, Response& resp)
     if (!errors.empty()) return send_json(resp, 422, {{"detail", errors}});
     auto inst = ephemeral(*se.env, resp);
     if (!inst) return;
-    send_call_result(resp, se.env->plugin().step(inst->get(), sr.action, sr.timeout_s.value_or(0)), true);
+    send_call_result(resp, se.env->step(inst->get(), sr.action, sr.timeout_s.value_or(0)), true);
 }
 
 void state(ServedEnv& se, Response& resp) {

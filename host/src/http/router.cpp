@@ -35,6 +35,10 @@ private:
             return send_detail(resp, 400, "Malformed request URI");
         }
         const std::string& method = req.getMethod();
+        if (path == "/metrics") {
+            if (method != HTTPRequest::HTTP_GET) return send_detail(resp, 405, "Method Not Allowed");
+            return metrics(ctx_, resp);
+        }
         if (path == "/envs") {
             if (method != HTTPRequest::HTTP_GET) return send_detail(resp, 405, "Method Not Allowed");
             return list_envs(ctx_, req, resp);

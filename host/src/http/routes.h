@@ -16,6 +16,7 @@ using Response = Poco::Net::HTTPServerResponse;
 // Host-level routes.
 void list_envs(const ServerContext& ctx, Request& req, Response& resp);
 void openapi(const ServerContext& ctx, const ServedEnv* only, Request& req, Response& resp);
+void metrics(const ServerContext& ctx, Response& resp);
 
 // Per-environment REST routes (section 3 of the protocol page).
 void health(Response& resp);

@@ -149,7 +149,7 @@ json McpDispatcher::call_tool(const json& id, const json& params, const Binding&
 }
 
 json McpDispatcher::run_tool(const json& id, const std::string& tool, const json& args, envhost_instance* inst) const {
-    CallResult r = env_.plugin().call_tool(inst, tool, args);
+    CallResult r = env_.call_tool(inst, tool, args);
     if (r.ok) return result_response(id, call_tool_result(r.value));
     switch (r.kind) {
     case ENVHOST_ERROR_TOOL_NOT_FOUND: return error_response(id, kInvalidParams, "Tool not found: " + tool);

@@ -69,7 +69,7 @@ json WsMessageHandler::step(const json& message, envhost_instance* inst) const {
     const json& action = message["data"];
     errors = env_.action_validator().validate(action);
     if (!errors.empty()) return validation_error(errors);
-    return reply_or_error(env_.plugin().step(inst, action, 0), "observation");
+    return reply_or_error(env_.step(inst, action, 0), "observation");
 }
 
 json WsMessageHandler::state(envhost_instance* inst) const {
