@@ -86,11 +86,6 @@ json type_error(const std::string& type) {
     return {{"type", it->second.first}, {"msg", it->second.second}};
 }
 
-std::string number_text(const json& v) {
-    if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-    return v.dump();
-}
-
 // Turns one valijson error into a pydantic-style item, or null for the
 // wrapper errors valijson adds around the real one.
 json to_item(const json& schema, const json& value, const valijson::ValidationResults::Error& e) {
@@ -132,18 +127,18 @@ json to_item(const json& schema, const json& value, const valijson::ValidationRe
     if (d.find("Expected number greater than or equal to") != std::string::npos && sub && sub->contains("minimum")) {
         const auto n = (*sub)["minimum"];
         return {{"type", "greater_than_equal"}, {"loc", loc},
-                {"msg", "Input should be greater than or equal to " + number_text(n)}, {"input", input},
+                {"msg", "Input should be greater than or equal to " + n.dump()}, {"input", input},
                 {"ctx", {{"ge", n}}}};
     }
     if (d.find("Expected number greater than") != std::string::npos && sub && sub->contains("exclusiveMinimum")) {
         const auto n = (*sub)["exclusiveMinimum"];
-        return {{"type", "greater_than"}, {"loc", loc}, {"msg", "Input should be greater than " + number_text(n)},
+        return {{"type", "greater_than"}, {"loc", loc}, {"msg", "Input should be greater than " + n.dump()},
                 {"input", input}, {"ctx", {{"gt", n}}}};
     }
     if (d.find("Expected number less than or equal to") != std::string::npos && sub && sub->contains("maximum")) {
         const auto n = (*sub)["maximum"];
         return {{"type", "less_than_equal"}, {"loc", loc},
-                {"msg", "Input should be less than or equal to " + number_text(n)}, {"input", input},
+                {"msg", "Input should be less than or equal to " + n.dump()}, {"input", input},
                 {"ctx", {{"le", n}}}};
     }
     if (d.find("enum") != std::string::npos && sub && sub->contains("enum")) {

@@ -49,7 +49,7 @@ Environment::~Environment() {
 
 unsigned Environment::active_sessions() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return live_sessions_;
+    return static_cast<unsigned>(sessions_.size());
 }
 
 bool Environment::start(std::string& error) {
@@ -74,10 +74,10 @@ void Environment::stop(double grace_s) {
         std::lock_guard<std::mutex> lock(mu_);
         for (auto& [id, s] : sessions_) live.push_back(s);
     }
-    for (auto& s : live) s->expire("server shutting down");
+    for (auto& s : live) s->expire("server shutting down", true);
     std::unique_lock<std::mutex> lock(mu_);
-    if (!all_finished_.wait_for(lock, std::chrono::duration<double>(grace_s), [&] { return slots_used_ == 0 && live_sessions_ == 0; }))
-        log_->warn("{} session(s) still busy after {} s of shutdown grace", live_sessions_, grace_s);
+    if (!all_finished_.wait_for(lock, std::chrono::duration<double>(grace_s), [&] { return slots_used_ == 0 && sessions_.empty(); }))
+        log_->warn("{} session(s) still busy after {} s of shutdown grace", sessions_.size(), grace_s);
     lock.unlock();
     if (started_) plugin_->stop();
     started_ = false;
@@ -96,7 +96,7 @@ void Environment::release_slot() {
     all_finished_.notify_all();
 }
 
-Environment::OpenResult Environment::open_session(SessionKind kind) {
+Environment::OpenResult Environment::open_session() {
     OpenResult out;
     if (!reserve_slot()) {
         const unsigned active = active_sessions();
@@ -107,10 +107,9 @@ Environment::OpenResult Environment::open_session(SessionKind kind) {
         out.data = {{"active_sessions", active}, {"max_sessions", max_sessions_}};
         return out;
     }
-    auto session = std::make_shared<Session>(*this, uuid4(), kind);
+    auto session = std::make_shared<Session>(*this, uuid4());
     {
         std::lock_guard<std::mutex> lock(mu_);
-        ++live_sessions_;
         sessions_[session->id()] = session;
     }
     CallResult r = session->start();
@@ -173,7 +172,6 @@ void Environment::session_finished(const Session& s) {
     {
         std::lock_guard<std::mutex> lock(mu_);
         sessions_.erase(s.id());
-        --live_sessions_;
     }
     release_slot();
 }

@@ -72,7 +72,7 @@ public:
         std::string message; // protocol message for CAPACITY_REACHED / FACTORY_ERROR
         json data;           // extra error data: active/max sessions or factory_name
     };
-    OpenResult open_session(SessionKind kind);
+    OpenResult open_session();
     std::shared_ptr<Session> find_session(const std::string& id) const;
     void expire_idle_sessions();
 
@@ -126,7 +126,6 @@ private:
     mutable std::mutex mu_;
     std::condition_variable all_finished_;
     unsigned slots_used_ = 0;
-    unsigned live_sessions_ = 0;
     std::map<std::string, std::shared_ptr<Session>> sessions_;
 };
 

@@ -8,18 +8,14 @@
 
 namespace envhost {
 
-Session::Session(Environment& env, std::string id, SessionKind kind)
-    : env_(env), id_(std::move(id)), kind_(kind), last_active_(std::chrono::steady_clock::now()) {}
+Session::Session(Environment& env, std::string id)
+    : env_(env), id_(std::move(id)), last_active_(std::chrono::steady_clock::now()) {}
 
 Session::~Session() = default;
 
 CallResult Session::start() {
     std::promise<CallResult> created;
     auto created_future = created.get_future();
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        started_ = true;
-    }
     try {
         std::thread(&Session::worker_main, this, shared_from_this(), std::move(created)).detach();
     } catch (const std::system_error& e) {
@@ -32,31 +28,29 @@ CallResult Session::start() {
     return created_future.get();
 }
 
-void Session::worker_main(std::shared_ptr<Session> self, std::promise<CallResult> created) {
+void Session::worker_main(std::shared_ptr<Session> /*keeps this alive*/, std::promise<CallResult> created) {
     CallResult error;
     instance_ = env_.create_instance(error);
+    std::function<void()> hook;
     if (instance_) {
         error.ok = true;
         created.set_value(std::move(error));
-        run_worker(self);
-        std::function<void()> hook;
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            instance_gone_ = true;
-            hook.swap(finished_hook_);
-        }
-        if (hook) hook();
+        run_worker();
     } else {
         // Free the slot before the opener hears of the failure.
         env_.session_finished(*this);
         created.set_value(std::move(error));
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_ = true;
-    cv_.notify_all();
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        finished_ = true;
+        hook.swap(finished_hook_);
+        cv_.notify_all();
+    }
+    if (hook) hook();
 }
 
-void Session::run_worker(std::shared_ptr<Session> self) {
+void Session::run_worker() {
     for (;;) {
         Task task;
         bool run_closed;
@@ -80,7 +74,7 @@ void Session::run_worker(std::shared_ptr<Session> self) {
     }
     env_.destroy_instance(instance_);
     instance_ = nullptr;
-    env_.session_finished(*self);
+    env_.session_finished(*this);
 }
 
 bool Session::post(Task task) {
@@ -99,13 +93,13 @@ void Session::close(bool drain) {
     cv_.notify_all();
 }
 
-void Session::expire(const std::string& reason) {
+void Session::expire(const std::string& reason, bool shutdown) {
     ExpireHook hook;
     {
         std::lock_guard<std::mutex> lock(mu_);
         hook = expire_hook_;
     }
-    if (hook) hook(reason);
+    if (hook) hook(reason, shutdown);
     else close();
 }
 
@@ -117,7 +111,7 @@ void Session::set_expire_hook(ExpireHook hook) {
 void Session::set_finished_hook(std::function<void()> hook) {
     {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!instance_gone_) {
+        if (!finished_) {
             finished_hook_ = std::move(hook);
             return;
         }
@@ -127,7 +121,6 @@ void Session::set_finished_hook(std::function<void()> hook) {
 
 void Session::wait_finished() {
     std::unique_lock<std::mutex> lock(mu_);
-    if (!started_) return;
     cv_.wait(lock, [&] { return finished_; });
 }
 

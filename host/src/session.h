@@ -25,16 +25,15 @@ namespace envhost {
 
 class Environment;
 
-enum class SessionKind { WebSocket, McpWebSocket, McpHttp };
-
 class Session : public std::enable_shared_from_this<Session> {
 public:
     // A unit of work for the worker. It receives nullptr when the session was
     // closed before the task could run, and must then answer "closed".
     using Task = std::function<void(envhost_instance*)>;
-    using ExpireHook = std::function<void(const std::string& reason)>;
+    // shutdown: the whole server is stopping (not this session's doing).
+    using ExpireHook = std::function<void(const std::string& reason, bool shutdown)>;
 
-    Session(Environment& env, std::string id, SessionKind kind);
+    Session(Environment& env, std::string id);
     ~Session();
 
     // Starts the worker thread and creates the instance there; returns when
@@ -53,7 +52,7 @@ public:
     // Ends the session from outside (idle reaping, close by another client,
     // shutdown). Runs the expire hook (which tells the client and closes its
     // connection) if one is set, else close().
-    void expire(const std::string& reason);
+    void expire(const std::string& reason, bool shutdown = false);
     void set_expire_hook(ExpireHook hook);
     // Runs on the worker once the instance is destroyed (the slot is free).
     void set_finished_hook(std::function<void()> hook);
@@ -62,7 +61,6 @@ public:
     void wait_finished();
 
     const std::string& id() const { return id_; }
-    SessionKind kind() const { return kind_; }
     bool closing() const;
 
     // Idle bookkeeping. A session with queued or running work is never idle.
@@ -73,11 +71,10 @@ private:
     // The worker thread: creates the instance, runs tasks, destroys it. self
     // keeps the Session alive until the thread is done with it.
     void worker_main(std::shared_ptr<Session> self, std::promise<CallResult> created);
-    void run_worker(std::shared_ptr<Session> self);
+    void run_worker();
 
     Environment& env_;
     const std::string id_;
-    const SessionKind kind_;
 
     mutable std::mutex mu_;
     std::condition_variable cv_;
@@ -85,12 +82,10 @@ private:
     bool closing_ = false;
     bool cancel_pending_ = false;
     bool busy_ = false;
-    bool finished_ = false;
-    bool started_ = false;
+    bool finished_ = false; // the instance is destroyed (or was never created)
     std::chrono::steady_clock::time_point last_active_;
     ExpireHook expire_hook_;
     std::function<void()> finished_hook_;
-    bool instance_gone_ = false;
     envhost_instance* instance_ = nullptr; // touched only on the worker
 };
 

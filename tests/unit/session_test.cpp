@@ -26,7 +26,7 @@ auto on_worker(Session& s, F fn) {
 
 TEST(Session, RunsEveryCallOnItsOwnWorkerThread) {
     auto env = test::make_env(test::echo_plugin());
-    auto opened = env->open_session(SessionKind::WebSocket);
+    auto opened = env->open_session();
     ASSERT_EQ(opened.status, Environment::OpenStatus::Ok);
     auto& s = *opened.session;
     const auto t1 = on_worker(s, [](envhost_instance*) { return std::this_thread::get_id(); });
@@ -45,11 +45,11 @@ TEST(Session, CapacityIsEnforcedAndFreedWhenASessionEnds) {
     EnvSettings settings;
     settings.max_sessions = 2;
     auto env = test::make_env(test::echo_plugin(), settings);
-    auto a = env->open_session(SessionKind::WebSocket);
-    auto b = env->open_session(SessionKind::McpHttp);
+    auto a = env->open_session();
+    auto b = env->open_session();
     ASSERT_EQ(a.status, Environment::OpenStatus::Ok);
     ASSERT_EQ(b.status, Environment::OpenStatus::Ok);
-    auto c = env->open_session(SessionKind::WebSocket);
+    auto c = env->open_session();
     EXPECT_EQ(c.status, Environment::OpenStatus::Capacity);
     EXPECT_EQ(c.message, "Server at capacity: 2/2 sessions active. Cannot accept new connections.");
     EXPECT_EQ(c.data["max_sessions"], 2);
@@ -57,14 +57,14 @@ TEST(Session, CapacityIsEnforcedAndFreedWhenASessionEnds) {
     a.session->close();
     a.session->wait_finished();
     EXPECT_EQ(env->active_sessions(), 1u);
-    EXPECT_EQ(env->open_session(SessionKind::WebSocket).status, Environment::OpenStatus::Ok);
+    EXPECT_EQ(env->open_session().status, Environment::OpenStatus::Ok);
 }
 
 TEST(Session, FactoryFailureIsReportedAndFreesTheSlot) {
     EnvSettings settings;
     settings.plugin_config = {{"fail_create", true}};
     auto env = test::make_env(test::test_plugin("test_env.so"), settings);
-    auto r = env->open_session(SessionKind::WebSocket);
+    auto r = env->open_session();
     EXPECT_EQ(r.status, Environment::OpenStatus::Factory);
     EXPECT_EQ(r.message, "Environment factory 'test_env' failed to create instance.");
     EXPECT_EQ(r.data["factory_name"], "test_env");
@@ -73,7 +73,7 @@ TEST(Session, FactoryFailureIsReportedAndFreesTheSlot) {
 
 TEST(Session, CloseWithoutDrainCancelsQueuedWork) {
     auto env = test::make_env(test::test_plugin("test_env.so"));
-    auto s = env->open_session(SessionKind::WebSocket).session;
+    auto s = env->open_session().session;
     std::promise<void> started;
     std::atomic<int> ran{0}, cancelled{0};
     s->post([&](envhost_instance* inst) {
@@ -92,7 +92,7 @@ TEST(Session, CloseWithoutDrainCancelsQueuedWork) {
 
 TEST(Session, CloseWithDrainRunsQueuedWork) {
     auto env = test::make_env(test::echo_plugin());
-    auto s = env->open_session(SessionKind::WebSocket).session;
+    auto s = env->open_session().session;
     std::atomic<int> ran{0};
     for (int i = 0; i < 5; ++i) s->post([&](envhost_instance* inst) { if (inst) ++ran; });
     s->close(true);
@@ -104,10 +104,10 @@ TEST(Session, IdleSessionsExpireButBusyOnesDoNot) {
     EnvSettings settings;
     settings.idle_timeout_s = 0.1;
     auto env = test::make_env(test::test_plugin("test_env.so"), settings);
-    auto idle = env->open_session(SessionKind::McpHttp).session;
-    auto busy = env->open_session(SessionKind::WebSocket).session;
+    auto idle = env->open_session().session;
+    auto busy = env->open_session().session;
     std::string reason;
-    busy->set_expire_hook([&](const std::string& r) { reason = r; });
+    busy->set_expire_hook([&](const std::string& r, bool) { reason = r; });
     busy->post([&](envhost_instance* inst) { env->plugin().step(inst, {{"sleep_s", 0.5}}, 0); });
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     env->expire_idle_sessions();
@@ -133,7 +133,7 @@ TEST(Environment, RefusesMoreThanOneSessionOfANonConcurrencySafePlugin) {
 
 TEST(Environment, NonConcurrencySafePluginNeverHasTwoLiveInstances) {
     auto env = test::make_env(test::example_plugin("c_counter.so"));
-    auto s = env->open_session(SessionKind::WebSocket);
+    auto s = env->open_session();
     ASSERT_EQ(s.status, Environment::OpenStatus::Ok);
     Environment::EphemeralStatus status;
     CallResult err;
@@ -143,5 +143,5 @@ TEST(Environment, NonConcurrencySafePluginNeverHasTwoLiveInstances) {
     s.session->wait_finished();
     auto eph = env->open_ephemeral(status, err);
     ASSERT_NE(eph, nullptr);
-    EXPECT_EQ(env->open_session(SessionKind::WebSocket).status, Environment::OpenStatus::Capacity);
+    EXPECT_EQ(env->open_session().status, Environment::OpenStatus::Capacity);
 }

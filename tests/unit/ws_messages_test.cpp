@@ -15,7 +15,7 @@ class WsMessages : public ::testing::Test {
 protected:
     void SetUp() override {
         env = test::make_env(test::echo_plugin());
-        session = env->open_session(SessionKind::WebSocket).session;
+        session = env->open_session().session;
         mcp = std::make_unique<McpDispatcher>(*env);
         handler = std::make_unique<WsMessageHandler>(*env, *mcp);
     }

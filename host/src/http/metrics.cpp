@@ -16,36 +16,29 @@ void family(std::ostringstream& out, const char* name, const char* type, const c
 
 void metrics(const ServerContext& ctx, Response& resp) {
     std::ostringstream out;
-    struct Row {
+    auto per_env = [&](const char* name, const char* type, const char* help, auto value) {
+        family(out, name, type, help);
+        for (const auto& se : ctx.envs) out << name << "{env=\"" << se->env->name() << "\"} " << value(*se->env) << '\n';
+    };
+    per_env("envhost_sessions_active", "gauge", "Live sessions (WebSocket and HTTP-created MCP).",
+            [](const Environment& e) { return e.active_sessions(); });
+    per_env("envhost_sessions_max", "gauge", "Configured session capacity.",
+            [](const Environment& e) { return e.max_sessions(); });
+    static const struct {
         const char* name;
-        const char* type;
         const char* help;
-        uint64_t (*value)(const Environment&);
+        std::atomic<uint64_t> EnvCounters::*counter;
+    } counters[] = {
+        {"envhost_sessions_opened_total", "Sessions opened.", &EnvCounters::sessions_opened},
+        {"envhost_sessions_refused_capacity_total", "Sessions refused at capacity.", &EnvCounters::sessions_refused_capacity},
+        {"envhost_sessions_factory_failures_total", "Sessions whose instance could not be created.", &EnvCounters::sessions_failed_factory},
+        {"envhost_sessions_reaped_idle_total", "Sessions closed for being idle.", &EnvCounters::sessions_reaped_idle},
+        {"envhost_steps_total", "Steps handed to the environment (WebSocket and HTTP).", &EnvCounters::steps},
+        {"envhost_step_errors_total", "Steps the environment failed.", &EnvCounters::step_errors},
+        {"envhost_tool_calls_total", "MCP tools/call handed to the environment.", &EnvCounters::tool_calls},
     };
-    static const Row rows[] = {
-        {"envhost_sessions_active", "gauge", "Live sessions (WebSocket and HTTP-created MCP).",
-         [](const Environment& e) -> uint64_t { return e.active_sessions(); }},
-        {"envhost_sessions_max", "gauge", "Configured session capacity.",
-         [](const Environment& e) -> uint64_t { return e.max_sessions(); }},
-        {"envhost_sessions_opened_total", "counter", "Sessions opened.",
-         [](const Environment& e) -> uint64_t { return e.counters().sessions_opened; }},
-        {"envhost_sessions_refused_capacity_total", "counter", "Sessions refused at capacity.",
-         [](const Environment& e) -> uint64_t { return e.counters().sessions_refused_capacity; }},
-        {"envhost_sessions_factory_failures_total", "counter", "Sessions whose instance could not be created.",
-         [](const Environment& e) -> uint64_t { return e.counters().sessions_failed_factory; }},
-        {"envhost_sessions_reaped_idle_total", "counter", "Sessions closed for being idle.",
-         [](const Environment& e) -> uint64_t { return e.counters().sessions_reaped_idle; }},
-        {"envhost_steps_total", "counter", "Steps handed to the environment (WebSocket and HTTP).",
-         [](const Environment& e) -> uint64_t { return e.counters().steps; }},
-        {"envhost_step_errors_total", "counter", "Steps the environment failed.",
-         [](const Environment& e) -> uint64_t { return e.counters().step_errors; }},
-        {"envhost_tool_calls_total", "counter", "MCP tools/call handed to the environment.",
-         [](const Environment& e) -> uint64_t { return e.counters().tool_calls; }},
-    };
-    for (const Row& row : rows) {
-        family(out, row.name, row.type, row.help);
-        for (const auto& se : ctx.envs) out << row.name << "{env=\"" << se->env->name() << "\"} " << row.value(*se->env) << '\n';
-    }
+    for (const auto& c : counters)
+        per_env(c.name, "counter", c.help, [&](const Environment& e) { return (e.counters().*c.counter).load(); });
     const std::string text = out.str();
     resp.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
     resp.setContentType("text/plain; version=0.0.4");

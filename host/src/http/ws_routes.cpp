@@ -61,8 +61,8 @@ public:
     void attach() {
         std::weak_ptr<SessionChannel> weak = shared_from_this();
         // Ended from elsewhere (idle reaping, openenv/session/close, shutdown).
-        session_->set_expire_hook([weak](const std::string& reason) {
-            if (auto self = weak.lock()) self->fail(reason, reason.find("shutting down") != std::string::npos ? kGoingAway : kPolicy);
+        session_->set_expire_hook([weak](const std::string& reason, bool shutdown) {
+            if (auto self = weak.lock()) self->fail(reason, shutdown ? kGoingAway : kPolicy);
         });
         // The instance is gone: say goodbye and start lingering.
         session_->set_finished_hook([self = shared_from_this()] {
@@ -159,10 +159,10 @@ std::shared_ptr<WsConnection> upgrade(const ServerContext& ctx, Request& req, Re
     }
 }
 
-void serve(const ServerContext& ctx, ServedEnv& se, Request& req, Response& resp, SessionKind kind, const Protocol& p) {
+void serve(const ServerContext& ctx, ServedEnv& se, Request& req, Response& resp, const Protocol& p) {
     auto conn = upgrade(ctx, req, resp);
     if (!conn) return;
-    auto opened = se.env->open_session(kind);
+    auto opened = se.env->open_session();
     if (opened.status != Environment::OpenStatus::Ok) {
         conn->send_json(p.open_failed(opened));
         conn->send_close(opened.status == Environment::OpenStatus::Capacity ? kTryLater : kInternal);
@@ -189,7 +189,7 @@ void ws_text(const std::string& text, SessionChannel& ch, Session& session, envh
         return;
     }
     // Handled in order, so every earlier request has had its reply.
-    if (classify_ws_message(msg) == WsMessageKind::Close) return ch.end(kNormal, false);
+    if (is_close_message(msg)) return ch.end(kNormal, false);
     ch.conn().send_json(ch.env().ws.handle(msg, session, inst));
 }
 
@@ -214,11 +214,11 @@ const Protocol kMcpProtocol = {
 } // namespace
 
 void ws_session(const ServerContext& ctx, ServedEnv& se, Request& req, Response& resp) {
-    serve(ctx, se, req, resp, SessionKind::WebSocket, kWsProtocol);
+    serve(ctx, se, req, resp, kWsProtocol);
 }
 
 void mcp_websocket(const ServerContext& ctx, ServedEnv& se, Request& req, Response& resp) {
-    serve(ctx, se, req, resp, SessionKind::McpWebSocket, kMcpProtocol);
+    serve(ctx, se, req, resp, kMcpProtocol);
 }
 
 } // namespace envhost::http

@@ -66,21 +66,23 @@ json McpDispatcher::handle(const json& request, const Binding& binding) const {
 
     if (method == "openenv/session/create") return create_session(id, binding);
     if (method == "openenv/session/close") return close_session(id, params, binding);
+    // A session named by the call (a bound connection uses its own instead).
+    std::shared_ptr<Session> named;
     if (!binding.session && params.contains("session_id")) {
         const json& sid = params["session_id"];
-        auto session = sid.is_string() ? env_.find_session(sid.get<std::string>()) : nullptr;
-        if (!session)
+        named = sid.is_string() ? env_.find_session(sid.get<std::string>()) : nullptr;
+        if (!named)
             return error_response(id, kInvalidParams, "Unknown session_id: " + (sid.is_string() ? sid.get<std::string>() : sid.dump()));
-        session->touch(); // session-bound MCP calls count as activity
+        named->touch(); // session-bound MCP calls count as activity
     }
     if (method == "tools/list") return list_tools(id);
-    if (method == "tools/call") return call_tool(id, params, binding);
+    if (method == "tools/call") return call_tool(id, params, binding, named);
     return error_response(id, kMethodNotFound, "Method not found: " + method);
 }
 
 json McpDispatcher::create_session(const json& id, const Binding& binding) const {
     if (binding.session) return result_response(id, {{"session_id", binding.session->id()}});
-    auto opened = env_.open_session(SessionKind::McpHttp);
+    auto opened = env_.open_session();
     if (opened.status != Environment::OpenStatus::Ok) return error_response(id, kServerError, opened.message, opened.data);
     return result_response(id, {{"session_id", opened.session->id()}});
 }
@@ -108,7 +110,8 @@ json McpDispatcher::list_tools(const json& id) const {
     return result_response(id, {{"tools", tools}});
 }
 
-json McpDispatcher::call_tool(const json& id, const json& params, const Binding& binding) const {
+json McpDispatcher::call_tool(const json& id, const json& params, const Binding& binding,
+                               const std::shared_ptr<Session>& named) const {
     if (!env_.has_tools()) return error_response(id, kInternalError, "Environment does not support MCP");
     if (!params.contains("name") || params["name"].is_null())
         return error_response(id, kInvalidParams, "Missing 'name' in params");
@@ -122,13 +125,11 @@ json McpDispatcher::call_tool(const json& id, const json& params, const Binding&
         if (!binding.instance) return error_response(id, kServerError, "Session is closed");
         return run_tool(id, tool, args, binding.instance);
     }
-    if (params.contains("session_id")) {
-        const std::string sid = params["session_id"].get<std::string>();
-        auto session = env_.find_session(sid);
-        if (!session) return error_response(id, kInvalidParams, "Unknown session_id: " + sid);
+    if (named) {
+        const std::string sid = named->id();
         auto promise = std::make_shared<std::promise<json>>();
         auto answer = promise->get_future();
-        const bool queued = session->post([this, promise, id, tool, args, sid](envhost_instance* inst) {
+        const bool queued = named->post([this, promise, id, tool, args, sid](envhost_instance* inst) {
             promise->set_value(inst ? run_tool(id, tool, args, inst)
                                     : error_response(id, kServerError, "Session " + sid + " was closed before the call ran"));
         });

@@ -51,7 +51,8 @@ private:
     json create_session(const json& id, const Binding& binding) const;
     json close_session(const json& id, const json& params, const Binding& binding) const;
     json list_tools(const json& id) const;
-    json call_tool(const json& id, const json& params, const Binding& binding) const;
+    json call_tool(const json& id, const json& params, const Binding& binding,
+                   const std::shared_ptr<Session>& named) const;
     json run_tool(const json& id, const std::string& tool, const json& args, envhost_instance* inst) const;
 
     Environment& env_;

@@ -34,9 +34,8 @@ json ws_error_frame(const char* code, const std::string& message, const json& ex
     return {{"type", "error"}, {"data", std::move(data)}};
 }
 
-WsMessageKind classify_ws_message(const json& message) {
-    if (message.is_object() && message.contains("type") && message["type"] == "close") return WsMessageKind::Close;
-    return WsMessageKind::Request;
+bool is_close_message(const json& message) {
+    return message.is_object() && message.contains("type") && message["type"] == "close";
 }
 
 json WsMessageHandler::handle(const json& message, Session& session, envhost_instance* inst) const {

@@ -29,11 +29,8 @@ constexpr const char* kSession = "SESSION_ERROR";
 // {"type":"error","data":{"message":…,"code":…, <extra>…}}
 json ws_error_frame(const char* code, const std::string& message, const json& extra = json::object());
 
-// What the I/O thread needs to know before queueing a message.
-enum class WsMessageKind { Request, Close };
-// A message is a close request when its type is "close" (envhost also
-// accepts {"type":"close","data":…}).
-WsMessageKind classify_ws_message(const json& message);
+// A close request: type "close" (envhost also accepts {"type":"close","data":…}).
+bool is_close_message(const json& message);
 
 class WsMessageHandler {
 public:
