@@ -2,6 +2,8 @@
 
 #include "json_io.h"
 
+#include <envhost/call_tool_result.hpp>
+
 #include <future>
 
 namespace envhost {
@@ -41,14 +43,6 @@ json valid_id(const json& r) {
 }
 
 } // namespace
-
-json call_tool_result(const json& value) {
-    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    return {{"content", json::array({{{"type", "text"}, {"text", text}}})},
-            {"structured_content", {{"result", value}}},
-            {"data", value},
-            {"is_error", false}};
-}
 
 json McpDispatcher::handle_text(std::string_view text, const Binding& binding) const {
     json request;

@@ -58,7 +58,4 @@ private:
     Environment& env_;
 };
 
-// An MCP CallToolResult for a tool's return value.
-json call_tool_result(const json& value);
-
 } // namespace envhost

@@ -15,6 +15,7 @@
 // instances are owned by the host through create/destroy.
 #pragma once
 
+#include <envhost/call_tool_result.hpp>
 #include <envhost/plugin.h>
 
 #include <nlohmann/json.hpp>
@@ -337,15 +338,6 @@ public:
         for (const auto& t : tools_)
             if (t.name == name) return t.handler(arguments);
         throw ToolNotFound(name);
-    }
-
-    // An MCP CallToolResult for a tool's return value.
-    static json call_tool_result(const json& value) {
-        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-        return {{"content", json::array({{{"type", "text"}, {"text", text}}})},
-                {"structured_content", {{"result", value}}},
-                {"data", value},
-                {"is_error", false}};
     }
 
     static std::string new_episode_id();
