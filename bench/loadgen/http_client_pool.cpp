@@ -2,12 +2,9 @@
 
 #include <strings.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 
 #include "clock.hpp"
 
@@ -15,29 +12,20 @@ namespace bench {
 
 HttpClientPool::HttpClientPool(const Target& target, HttpHandler& handler, size_t capacity)
     : target_(target), handler_(handler), conns_(capacity) {
-  epfd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epfd_ < 0) throw std::runtime_error("epoll_create1 failed");
   for (size_t i = 0; i < conns_.size(); ++i) conns_[i].id = int(i);
 }
 
 HttpClientPool::~HttpClientPool() {
-  for (auto& c : conns_)
-    if (c.fd >= 0) ::close(c.fd);
-  ::close(epfd_);
+  for (auto& c : conns_) sockets_.close(c);
 }
 
 void HttpClientPool::open(int id) {
   HttpConn& c = conn(id);
-  c.in.clear();
-  c.out.clear();
-  c.out_off = 0;
+  c.reset_buffers();
   c.connected = false;
   c.fd = start_connect(target_, id);
   if (c.fd < 0) return handler_.on_failed(c, std::string("connect: ") + std::strerror(errno));
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-  ev.data.u32 = uint32_t(id);
-  epoll_ctl(epfd_, EPOLL_CTL_ADD, c.fd, &ev);
+  sockets_.watch(c);
 }
 
 void HttpClientPool::post(HttpConn& c, std::string_view body) {
@@ -50,44 +38,26 @@ void HttpClientPool::post(HttpConn& c, std::string_view body) {
 }
 
 void HttpClientPool::fail(HttpConn& c, const std::string& why) {
-  if (c.fd >= 0) {
-    epoll_ctl(epfd_, EPOLL_CTL_DEL, c.fd, nullptr);
-    ::close(c.fd);
-    c.fd = -1;
-  }
+  sockets_.close(c);
   handler_.on_failed(c, why);
 }
 
 void HttpClientPool::poll(int timeout_ms) {
-  epoll_event events[512];
-  int n = epoll_wait(epfd_, events, 512, timeout_ms);
-  for (int i = 0; i < n; ++i) on_events(conn(int(events[i].data.u32)), events[i].events);
+  sockets_.wait(timeout_ms, [this](int id, uint32_t events) { on_events(conn(id), events); });
 }
 
 void HttpClientPool::on_events(HttpConn& c, uint32_t events) {
   if (c.fd < 0) return;
   if (!c.connected) {
-    int err = 0;
-    socklen_t len = sizeof err;
-    getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err) return fail(c, std::string("connect: ") + std::strerror(err));
+    if (int err = connect_error(c.fd)) return fail(c, std::string("connect: ") + std::strerror(err));
     if (!(events & EPOLLOUT)) return;
     c.connected = true;
   }
   if (events & EPOLLOUT) flush(c);
   if (c.fd < 0 || !(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
-  char buf[65536];
-  bool peer_closed = false;
-  for (;;) {
-    ssize_t n = recv(c.fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      c.in.append(buf, size_t(n));
-      continue;
-    }
-    if (n == 0) peer_closed = true;
-    else if (errno != EAGAIN && errno != EWOULDBLOCK) return fail(c, std::string("recv: ") + std::strerror(errno));
-    break;
-  }
+  const IoStatus read = read_available(c);
+  if (read == IoStatus::Failed) return fail(c, std::string("recv: ") + std::strerror(errno));
+  const bool peer_closed = read == IoStatus::PeerClosed;
   parse_responses(c);
   if (peer_closed && c.fd >= 0) fail(c, "peer closed the connection");
 }
@@ -107,17 +77,7 @@ void HttpClientPool::parse_responses(HttpConn& c) {
 }
 
 void HttpClientPool::flush(HttpConn& c) {
-  while (c.fd >= 0 && c.out_off < c.out.size()) {
-    ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
-    if (n > 0) {
-      c.out_off += size_t(n);
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) return;
-    return fail(c, std::string("send: ") + std::strerror(errno));
-  }
-  c.out.clear();
-  c.out_off = 0;
+  if (c.fd >= 0 && write_pending(c) == IoStatus::Failed) fail(c, std::string("send: ") + std::strerror(errno));
 }
 
 namespace {

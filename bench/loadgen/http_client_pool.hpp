@@ -6,18 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "socket_set.hpp"
 #include "target.hpp"
 
 namespace bench {
 
-struct HttpConn {
-  int id = 0;
-  int fd = -1;
+struct HttpConn : SocketConn {
   bool connected = false;
-  std::string in;
-  std::string out;
-  size_t out_off = 0;
-  uint64_t t_sent_ns = 0;
 };
 
 class HttpHandler {
@@ -49,7 +44,7 @@ class HttpClientPool {
   Target target_;
   HttpHandler& handler_;
   std::vector<HttpConn> conns_;
-  int epfd_ = -1;
+  SocketSet sockets_;
 };
 
 // Parses one response at the start of `buf`: returns its total length, 0 when

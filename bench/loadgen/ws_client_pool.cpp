@@ -1,12 +1,9 @@
 #include "ws_client_pool.hpp"
 
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 
 #include "clock.hpp"
 #include "ws_frame.hpp"
@@ -16,22 +13,16 @@ namespace bench {
 WsClientPool::WsClientPool(const Target& target, WsHandler& handler, size_t capacity)
     : target_(target), handler_(handler), conns_(capacity),
       upgrade_(ws::upgrade_request(target.host, target.port, target.path)) {
-  epfd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epfd_ < 0) throw std::runtime_error("epoll_create1 failed");
   for (size_t i = 0; i < conns_.size(); ++i) conns_[i].id = int(i);
 }
 
 WsClientPool::~WsClientPool() {
-  for (auto& c : conns_)
-    if (c.fd >= 0) ::close(c.fd);
-  ::close(epfd_);
+  for (auto& c : conns_) sockets_.close(c);
 }
 
 void WsClientPool::open(int id) {
   WsConn& c = conn(id);
-  c.in.clear();
-  c.out.clear();
-  c.out_off = 0;
+  c.reset_buffers();
   c.partial.clear();
   rng_ ^= rng_ << 13, rng_ ^= rng_ >> 17, rng_ ^= rng_ << 5;
   c.mask_key = rng_ | 1;  // never zero: a zero key would mean "unmasked"
@@ -43,10 +34,7 @@ void WsClientPool::open(int id) {
     return;
   }
   c.state = WsConn::State::Connecting;
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-  ev.data.u32 = uint32_t(id);
-  epoll_ctl(epfd_, EPOLL_CTL_ADD, c.fd, &ev);
+  sockets_.watch(c);
 }
 
 void WsClientPool::send_text(WsConn& c, std::string_view text) {
@@ -62,9 +50,7 @@ void WsClientPool::close(WsConn& c, bool polite) {
     ws::append_frame(c.out, ws::kClose, std::string_view("\x03\xe8", 2), c.mask_key);  // 1000
     flush(c);
   }
-  epoll_ctl(epfd_, EPOLL_CTL_DEL, c.fd, nullptr);
-  ::close(c.fd);
-  c.fd = -1;
+  sockets_.close(c);
   c.state = WsConn::State::Closed;
 }
 
@@ -74,18 +60,13 @@ void WsClientPool::fail(WsConn& c, const std::string& why) {
 }
 
 void WsClientPool::poll(int timeout_ms) {
-  epoll_event events[512];
-  int n = epoll_wait(epfd_, events, 512, timeout_ms);
-  for (int i = 0; i < n; ++i) on_events(conn(int(events[i].data.u32)), events[i].events);
+  sockets_.wait(timeout_ms, [this](int id, uint32_t events) { on_events(conn(id), events); });
 }
 
 void WsClientPool::on_events(WsConn& c, uint32_t events) {
   if (c.fd < 0) return;
   if (c.state == WsConn::State::Connecting) {
-    int err = 0;
-    socklen_t len = sizeof err;
-    getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err) return fail(c, std::string("connect: ") + std::strerror(err));
+    if (int err = connect_error(c.fd)) return fail(c, std::string("connect: ") + std::strerror(err));
     if (!(events & EPOLLOUT)) return;
     c.state = WsConn::State::Handshaking;
     c.out.append(upgrade_);
@@ -97,18 +78,9 @@ void WsClientPool::on_events(WsConn& c, uint32_t events) {
 }
 
 void WsClientPool::on_readable(WsConn& c) {
-  char buf[65536];
-  bool peer_closed = false;
-  for (;;) {
-    ssize_t n = recv(c.fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      c.in.append(buf, size_t(n));
-      continue;
-    }
-    if (n == 0) peer_closed = true;
-    else if (errno != EAGAIN && errno != EWOULDBLOCK) return fail(c, std::string("recv: ") + std::strerror(errno));
-    break;
-  }
+  const IoStatus read = read_available(c);
+  if (read == IoStatus::Failed) return fail(c, std::string("recv: ") + std::strerror(errno));
+  const bool peer_closed = read == IoStatus::PeerClosed;
   if (c.state == WsConn::State::Handshaking) {
     auto end = c.in.find("\r\n\r\n");
     if (end == std::string::npos) {
@@ -167,18 +139,7 @@ void WsClientPool::parse_frames(WsConn& c) {
 }
 
 void WsClientPool::flush(WsConn& c) {
-  while (c.fd >= 0 && c.out_off < c.out.size()) {
-    ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
-    if (n > 0) {
-      c.out_off += size_t(n);
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // EPOLLOUT resumes it
-    if (n < 0 && errno == ENOTCONN) return;                           // still connecting
-    return fail(c, std::string("send: ") + std::strerror(errno));
-  }
-  c.out.clear();
-  c.out_off = 0;
+  if (c.fd >= 0 && write_pending(c) == IoStatus::Failed) fail(c, std::string("send: ") + std::strerror(errno));
 }
 
 }  // namespace bench

@@ -6,22 +6,17 @@
 #include <string_view>
 #include <vector>
 
+#include "socket_set.hpp"
 #include "target.hpp"
 
 namespace bench {
 
-struct WsConn {
+struct WsConn : SocketConn {
   enum class State { Idle, Connecting, Handshaking, Open, Closed };
-  int id = 0;
-  int fd = -1;
   State state = State::Idle;
-  std::string in;       // received bytes not yet parsed
-  std::string out;      // bytes waiting for the socket to accept them
-  size_t out_off = 0;
   std::string partial;  // a fragmented message being reassembled
   uint32_t mask_key = 0;
   uint64_t t_connect_ns = 0;  // when the TCP connect started
-  uint64_t t_sent_ns = 0;     // when the last request was queued
   // Free for the scenario to use.
   int phase = 0;
   int count = 0;
@@ -63,7 +58,7 @@ class WsClientPool {
   WsHandler& handler_;
   std::vector<WsConn> conns_;
   std::string upgrade_;
-  int epfd_ = -1;
+  SocketSet sockets_;
   uint32_t rng_ = 0x9E3779B9u;
 };
 
